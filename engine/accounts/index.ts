@@ -1,0 +1,14 @@
+/**
+ * Accounts: the tenant administrator and the accounts administrators create, their roles and
+ * pages, sessions with idle and absolute timeouts, scrypt password hashes and the password rule,
+ * single-use e-mailed activation and reset links, and the sign-in, mail and creation rate limits.
+ */
+export { AccountService, LIMITS } from './account-service.ts';
+export type { AccountServiceDeps, LinkDelivery, AccountFilter, Actor, SignedIn, CurrentSession } from './account-service.ts';
+export { checkPasswordRule, hashPassword, verifyPassword, PASSWORD_MIN, PASSWORD_MAX } from './password.ts';
+export { isCommonPassword } from './weak-passwords.ts';
+export { SlidingWindowLimiter } from './rate-limit.ts';
+export { PAGES, ROLE_PAGES, canSeePage } from './permissions.ts';
+export type { Page } from './permissions.ts';
+export type { Mailer, OutgoingMail } from './mailer.ts';
+export type { Session } from './sessions.ts';

@@ -1,0 +1,19 @@
+import type { AccountService, Session } from '#engine/accounts';
+import type { LicenceService } from '#engine/licence';
+import type { AccountRecord } from '#engine/config-store';
+import type { Edition, Logger } from '#engine/shared';
+
+export type { AccountRecord, Session };
+
+/** What the API needs from the rest of the engine. */
+export interface ApiDeps {
+  accounts: AccountService;
+  licence: LicenceService;
+  logger: Logger;
+  edition: Edition;
+  version: string;
+  /** Sets the Secure flag on the session cookie: true when the console is served over TLS. */
+  secureCookies: boolean;
+  /** Folder of the built console, served at /, or undefined when it has not been built. */
+  rendererDir: string | undefined;
+}

@@ -1,0 +1,53 @@
+import type { ModuleKey, Role } from '#engine/shared';
+import { canSeePage, type Page } from '#engine/accounts';
+import type { MenuItem } from './schemas.ts';
+
+interface MenuDef {
+  id: string;
+  path: string;
+  page: Page;
+  /** Shown when any of these modules is active (none listed: always). */
+  modules?: readonly ModuleKey[];
+  /** Pages that exist in this build. A menu whose page is not built is never shown. */
+  built: boolean;
+  children?: MenuDef[];
+}
+
+/** The console menus of spec 1.6 and their module gating (spec 1.7). */
+const MENUS: readonly MenuDef[] = [
+  { id: 'overview', path: '/overview', page: 'overview', built: false },
+  { id: 'logs', path: '/logs', page: 'logs', built: false },
+  {
+    id: 'config',
+    path: '/config',
+    page: 'sites',
+    built: false,
+    children: [
+      { id: 'config.sites', path: '/config/sites', page: 'sites', built: false },
+      { id: 'config.events', path: '/config/events', page: 'events', modules: ['advanced'], built: false },
+      { id: 'config.logConfig', path: '/config/log-config', page: 'logConfig', modules: ['advanced'], built: false },
+    ],
+  },
+  { id: 'rules', path: '/rules', page: 'rules', modules: ['basic', 'advanced'], built: false },
+  {
+    id: 'enterprise',
+    path: '/enterprise',
+    page: 'enterprise',
+    built: true,
+    children: [
+      { id: 'enterprise.info', path: '/enterprise/info', page: 'enterprise', built: true },
+      { id: 'enterprise.accounts', path: '/enterprise/accounts', page: 'enterprise', built: true },
+      { id: 'enterprise.purchases', path: '/enterprise/purchases', page: 'enterprise', built: true },
+    ],
+  },
+];
+
+export function navigationFor(role: Role, isActive: (module: ModuleKey) => boolean): MenuItem[] {
+  const visible = (m: MenuDef): boolean =>
+    m.built && canSeePage(role, m.page) && (m.modules === undefined || m.modules.some(isActive));
+  const build = (m: MenuDef): MenuItem => {
+    const children = m.children?.filter(visible).map(build);
+    return children ? { id: m.id, path: m.path, children } : { id: m.id, path: m.path };
+  };
+  return MENUS.filter(visible).map(build);
+}

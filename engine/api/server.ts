@@ -1,0 +1,176 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import cookie from '@fastify/cookie';
+import staticFiles from '@fastify/static';
+import type { z } from 'zod';
+import { RampartError, isRampartError, safeEqual, type ErrorCode } from '#engine/shared';
+import type { ApiDeps } from './deps.ts';
+import type { AnyRoute, Caller } from './route.ts';
+import { STATUS_OF } from './http-errors.ts';
+import { buildOpenApi } from './openapi.ts';
+import { sessionRoutes, SESSION_COOKIE } from './routes/session.routes.ts';
+import { accountRoutes } from './routes/accounts.routes.ts';
+import { licenceRoutes } from './routes/licence.routes.ts';
+import { systemRoutes } from './routes/system.routes.ts';
+
+export const API_PREFIX = '/api/v1';
+export const BODY_LIMIT = 1024 * 1024;
+
+export function allRoutes(deps: ApiDeps): AnyRoute[] {
+  return [...systemRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps), ...licenceRoutes(deps)];
+}
+
+export interface BuildOptions {
+  /** Extra routes (tests use this to exercise mechanisms such as module gating). */
+  extraRoutes?: AnyRoute[];
+  https?: { cert: Buffer; key: Buffer };
+  trustProxy?: boolean;
+  logger?: FastifyServerOptions['loggerInstance'];
+}
+
+interface ErrorBody {
+  error: { code: ErrorCode; message: string; field?: string; params?: Record<string, unknown> };
+}
+
+function body(error: RampartError): ErrorBody {
+  const out: ErrorBody = { error: { code: error.code, message: error.message } };
+  if (error.field) out.error.field = error.field;
+  if (Object.keys(error.params).length > 0) out.error.params = { ...error.params };
+  return out;
+}
+
+function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  let field = issue?.path.map(String).join('.') ?? '';
+  if (issue?.code === 'unrecognized_keys') field = [field, issue.keys[0]].filter(Boolean).join('.');
+  const name = field || where;
+  const message = issue?.code === 'unrecognized_keys' ? 'is not a known field' : (issue?.message ?? 'is invalid');
+  return (() => {
+    throw new RampartError('VALIDATION_FAILED', `${name}: ${message}`, { field: name });
+  })();
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Builds the console server: the API routes with their access checks, the OpenAPI document, the
+ * error mapping, and the built console as static files with a single-page-app fallback.
+ */
+export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.https ? { https: options.https } : {}),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: options.trustProxy ?? false,
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  });
+  await app.register(cookie);
+
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Referrer-Policy', 'no-referrer');
+    reply.header('X-Frame-Options', 'DENY');
+    return payload;
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (isRampartError(error)) {
+      const status = STATUS_OF[error.code];
+      if (error.code === 'RATE_LIMITED' && typeof error.params.retryAfterSeconds === 'number') {
+        reply.header('Retry-After', String(error.params.retryAfterSeconds));
+      }
+      if (status >= 500) deps.logger.error({ err: error, cause: error.cause, url: request.url }, 'request failed');
+      return reply.status(status).send(body(error));
+    }
+    const fastifyError = error as { code?: string; statusCode?: number; message?: string };
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.status(413).send(body(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${BODY_LIMIT} bytes`, { field: 'body' })));
+    }
+    if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.status(415).send(body(new RampartError('VALIDATION_FAILED', 'body: Content-Type must be application/json', { field: 'body' })));
+    }
+    if (fastifyError.statusCode === 400 || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
+      return reply.status(400).send(body(new RampartError('INVALID_JSON', 'body: is not valid JSON', { field: 'body' })));
+    }
+    deps.logger.error({ err: error, url: request.url }, 'unexpected error');
+    return reply.status(500).send(body(new RampartError('INTERNAL', 'Internal error; the engine log has the details')));
+  });
+
+  const routes = [...allRoutes(deps), ...(options.extraRoutes ?? [])];
+  const openapi = buildOpenApi(routes, deps.version);
+  app.get(`${API_PREFIX}/openapi.json`, () => openapi);
+
+  const callerOf = (request: FastifyRequest): Caller | 'expired' | undefined => {
+    const current = deps.accounts.current(request.cookies[SESSION_COOKIE]);
+    if (current.kind === 'valid') return { account: current.account, session: current.session };
+    return current.kind === 'expired' ? 'expired' : undefined;
+  };
+
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: API_PREFIX + route.path,
+      handler: async (request, reply) => {
+        const found = callerOf(request);
+        const caller = found === 'expired' ? undefined : found;
+        if (route.access !== 'public') {
+          if (!caller) {
+            throw found === 'expired'
+              ? new RampartError('SESSION_EXPIRED', 'Your session has expired; sign in again')
+              : new RampartError('UNAUTHENTICATED', 'Sign in first');
+          }
+          if (route.access !== 'signedIn' && !route.access.includes(caller.account.role)) {
+            throw new RampartError('FORBIDDEN_ROLE', `This needs the role ${route.access.join(' or ')}`, {
+              params: { role: caller.account.role },
+            });
+          }
+          if (STATE_CHANGING.has(route.method)) {
+            const header = request.headers['x-csrf-token'];
+            if (typeof header !== 'string' || !safeEqual(header, caller.session.csrfToken)) {
+              throw new RampartError('CSRF_INVALID', 'The X-CSRF-Token header is missing or does not match the session; reload the console');
+            }
+          }
+        }
+        if (route.module && !deps.licence.isActive(route.module)) {
+          throw new RampartError('MODULE_NOT_ACTIVE', `This needs the ${route.module} module, which is not activated`, {
+            params: { module: route.module },
+          });
+        }
+        const ctx = {
+          params: parseInput(route.params, request.params, 'path'),
+          query: parseInput(route.query, request.query, 'query'),
+          body: parseInput(route.body, request.body, 'body'),
+          caller,
+          ip: request.ip,
+          reply,
+        };
+        const result = await route.handler(ctx);
+        reply.status(route.status ?? 200);
+        if (route.status === 204 || !route.response) return reply.send();
+        return route.response.parse(result);
+      },
+    });
+  }
+
+  const indexFile = deps.rendererDir ? join(deps.rendererDir, 'index.html') : undefined;
+  if (deps.rendererDir && indexFile && existsSync(indexFile)) {
+    await app.register(staticFiles, { root: deps.rendererDir, prefix: '/', wildcard: false, index: ['index.html'] });
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path.startsWith('/api/') || request.method !== 'GET' || !indexFile || !existsSync(indexFile)) {
+      return reply
+        .status(404)
+        .send(body(new RampartError('ROUTE_NOT_FOUND', `No such route: ${request.method} ${path}`, { params: { method: request.method, path } })));
+    }
+    return reply.type('text/html').sendFile('index.html');
+  });
+
+  return app;
+}

@@ -1,0 +1,19 @@
+/**
+ * Configuration store: the appliance's configuration as one lowdb JSON document in the data
+ * directory. Writes are durable (temp file, fsync, rename, fsync directory) and keep the previous
+ * generation as `config.json.bak`; a crash at any moment leaves a whole old or new generation.
+ * The document carries a schema version; migrations run at open.
+ */
+export { ConfigStore, CONFIG_FILE_NAME } from './config-store.ts';
+export { DurableJsonFile } from './durable-file.ts';
+export { SCHEMA_VERSION, emptyDocument } from './document.ts';
+export { migrate } from './migrations.ts';
+export type {
+  ConfigDocument,
+  AccountRecord,
+  LinkRecord,
+  LinkPurpose,
+  FormalLicenceRecord,
+  PurchaseRecord,
+  AuditRecord,
+} from './document.ts';

@@ -1,0 +1,36 @@
+import { RampartError } from '#engine/shared';
+import { SCHEMA_VERSION, type ConfigDocument } from './document.ts';
+
+/**
+ * migrations[n] turns a version-n document into a version-(n+1) one. Each is pure and runs once,
+ * at start-up, before anything reads the document; the result is written as a new generation, so
+ * the previous one stays in the backup file.
+ */
+type Migration = (doc: Record<string, unknown>) => Record<string, unknown>;
+const migrations: Record<number, Migration> = {};
+
+export function migrate(raw: unknown, extra: Record<number, Migration> = {}): { doc: ConfigDocument; migrated: boolean } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new RampartError('CONFIG_CORRUPT', 'The configuration file does not hold a JSON object.');
+  }
+  let doc = raw as Record<string, unknown>;
+  let version = doc.schemaVersion;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
+    throw new RampartError('CONFIG_CORRUPT', 'The configuration file has no valid schemaVersion.');
+  }
+  if (version > SCHEMA_VERSION) {
+    throw new RampartError(
+      'CONFIG_CORRUPT',
+      `The configuration was written by a newer Rampart (schema ${version}; this one reads up to ${SCHEMA_VERSION}). Upgrade Rampart.`,
+    );
+  }
+  const steps = { ...migrations, ...extra };
+  const migrated = version < SCHEMA_VERSION;
+  while (version < SCHEMA_VERSION) {
+    const step = steps[version];
+    if (!step) throw new RampartError('CONFIG_CORRUPT', `No migration from schema version ${version}.`);
+    doc = { ...step(doc), schemaVersion: version + 1 };
+    version += 1;
+  }
+  return { doc: doc as unknown as ConfigDocument, migrated };
+}

@@ -1,0 +1,189 @@
+/**
+ * Composition root: reads settings, opens the stores, wires the modules (the only file that uses
+ * tsyringe, with explicit tokens and factories) and starts the servers. Run directly it is the
+ * engine process; tests call `startEngine` in process.
+ */
+import 'reflect-metadata';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import pino from 'pino';
+import { loadSettings, type Settings } from '#engine/settings';
+import { ConfigStore } from '#engine/config-store';
+import { LogStore } from '#engine/log-store';
+import { AccountService, type Mailer } from '#engine/accounts';
+import { LicenceService } from '#engine/licence';
+import { createMailer } from '#engine/mail';
+import { buildConsoleServer, type AnyRoute } from '#engine/api';
+import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
+
+const TOKENS = {
+  settings: Symbol('Settings'),
+  clock: Symbol('Clock'),
+  random: Symbol('Random'),
+  logger: Symbol('Logger'),
+  configStore: Symbol('ConfigStore'),
+  logStore: Symbol('LogStore'),
+  mailer: Symbol('Mailer'),
+  accounts: Symbol('AccountService'),
+  licence: Symbol('LicenceService'),
+} as const;
+
+export interface EngineOptions {
+  clock?: Clock;
+  random?: Random;
+  mailer?: Mailer;
+  logger?: pino.Logger;
+  /** Folder of the built console; found next to the engine when not given. */
+  rendererDir?: string;
+  extraRoutes?: AnyRoute[];
+}
+
+export interface RunningEngine {
+  consoleUrl: string;
+  version: string;
+  container: DependencyContainer;
+  stop(): Promise<void>;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export function engineVersion(): string {
+  for (let dir = here, i = 0; i < 5; i++, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (!existsSync(file)) continue;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'rampart' && pkg.version) return pkg.version;
+  }
+  return '0.0.0';
+}
+
+function findRendererDir(): string | undefined {
+  const candidates = [resolve(here, '../renderer'), resolve(here, '../dist/renderer')];
+  return candidates.find((dir) => existsSync(join(dir, 'index.html')));
+}
+
+export async function startEngine(settings: Settings, options: EngineOptions = {}): Promise<RunningEngine> {
+  const logger = options.logger ?? pino({ level: settings.logLevel, base: { service: 'rampart-engine' } });
+  await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
+  const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock);
+  const logStore = await LogStore.open(settings.dataDir);
+  const vendorPublicKeyPem = settings.licencePublicKeyFile ? await readFile(settings.licencePublicKeyFile, 'utf8') : undefined;
+  const version = engineVersion();
+
+  const c = rootContainer.createChildContainer();
+  c.register(TOKENS.settings, { useValue: settings });
+  c.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
+  c.register(TOKENS.random, { useValue: options.random ?? cryptoRandom });
+  c.register(TOKENS.logger, { useValue: logger });
+  c.register(TOKENS.configStore, { useValue: configStore });
+  c.register(TOKENS.logStore, { useValue: logStore });
+  c.register(TOKENS.mailer, { useValue: options.mailer ?? createMailer(settings.smtp) });
+  c.register(TOKENS.accounts, {
+    useValue: new AccountService({
+      store: c.resolve<ConfigStore>(TOKENS.configStore),
+      clock: c.resolve<Clock>(TOKENS.clock),
+      random: c.resolve<Random>(TOKENS.random),
+      mailer: c.resolve<Mailer>(TOKENS.mailer),
+      logger: c.resolve<Logger>(TOKENS.logger),
+      publicUrl: settings.publicUrl,
+      session: { idleMs: settings.session.idleMs, absoluteMs: settings.session.absoluteMs },
+    }),
+  });
+  c.register(TOKENS.licence, {
+    useValue: new LicenceService({
+      store: c.resolve<ConfigStore>(TOKENS.configStore),
+      clock: c.resolve<Clock>(TOKENS.clock),
+      edition: settings.edition,
+      vendorPublicKeyPem,
+    }),
+  });
+
+  const https = settings.console.tls
+    ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
+    : undefined;
+  const app = await buildConsoleServer(
+    {
+      accounts: c.resolve<AccountService>(TOKENS.accounts),
+      licence: c.resolve<LicenceService>(TOKENS.licence),
+      logger: c.resolve<Logger>(TOKENS.logger),
+      edition: settings.edition,
+      version,
+      secureCookies: https !== undefined,
+      rendererDir: options.rendererDir ?? findRendererDir(),
+    },
+    { https, extraRoutes: options.extraRoutes },
+  );
+  const address = await app.listen({ host: settings.console.host, port: settings.console.port });
+  const port = new URL(address).port;
+  const host = settings.console.host.includes(':') ? `[${settings.console.host}]` : settings.console.host;
+  const consoleUrl = `${https ? 'https' : 'http'}://${host}:${port}`;
+  logger.info({ consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version }, 'engine ready');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    consoleUrl,
+    version,
+    container: c,
+    stop: () =>
+      (stopping ??= (async () => {
+        await app.close();
+        await logStore.close();
+        c.clearInstances();
+        logger.info({}, 'engine stopped');
+      })()),
+  };
+}
+
+/** Exit code when settings or stored configuration are unusable: a supervisor must not retry. */
+export const EXIT_CONFIG = 78;
+
+interface ParentPort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+function parentChannel(): { send(message: unknown): void; onMessage(cb: (message: unknown) => void): void } | undefined {
+  const port = (process as unknown as { parentPort?: ParentPort }).parentPort;
+  if (port) return { send: (m) => port.postMessage(m), onMessage: (cb) => port.on('message', (e) => cb(e.data)) };
+  if (process.send) {
+    return {
+      send: (m) => process.send?.(m),
+      onMessage: (cb) => process.on('message', cb),
+    };
+  }
+  return undefined;
+}
+
+async function runAsProcess(): Promise<void> {
+  const parent = parentChannel();
+  let engine: RunningEngine;
+  try {
+    const settings = loadSettings(process.env, process.argv.slice(2));
+    engine = await startEngine(settings);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const config = isRampartError(error) && (error.code === 'SETTINGS_INVALID' || error.code === 'CONFIG_CORRUPT');
+    const inUse = (error as { code?: string }).code === 'EADDRINUSE';
+    console.error(`rampart: cannot start: ${inUse ? `${message} (another program uses this port; set RAMPART_CONSOLE_PORT)` : message}`);
+    parent?.send({ type: 'fatal', message });
+    process.exitCode = config || inUse ? EXIT_CONFIG : 1;
+    return;
+  }
+  const shutdown = (): void => {
+    void engine.stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  parent?.onMessage((message) => {
+    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'shutdown') shutdown();
+  });
+  parent?.send({ type: 'ready', consoleUrl: engine.consoleUrl, version: engine.version });
+  if (!parent) console.log(`Rampart console: ${engine.consoleUrl}`);
+}
+
+const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) void runAsProcess();
+

@@ -1,0 +1,173 @@
+import { homedir } from 'node:os';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { EDITIONS, RampartError } from '#engine/shared';
+
+const port = z.coerce
+  .number({ error: 'must be a port number' })
+  .int('must be a whole number')
+  .min(1, 'must be between 1 and 65535')
+  .max(65535, 'must be between 1 and 65535');
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const positiveInt = z.coerce.number().int('must be a whole number').positive('must be positive');
+
+/** Every setting, keyed by its environment variable. CLI flags map onto the same keys. */
+const settingsSchema = z.object({
+  RAMPART_DATA: z.string().min(1).default(resolve(homedir(), '.rampart')),
+  RAMPART_CONSOLE_HOST: z.string().min(1).default('127.0.0.1'),
+  RAMPART_CONSOLE_PORT: port.default(9080),
+  RAMPART_GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
+  RAMPART_GATEWAY_PORT: port.default(9081),
+  RAMPART_INTAKE_PORT: port.default(5514),
+  RAMPART_CONSOLE_TLS_CERT: z.string().min(1).optional(),
+  RAMPART_CONSOLE_TLS_KEY: z.string().min(1).optional(),
+  RAMPART_PUBLIC_URL: z.url({ error: 'must be an absolute URL such as https://rampart.example:9080' }).optional(),
+  RAMPART_EDITION: z.enum(EDITIONS, { error: 'must be A or B' }).default('B'),
+  RAMPART_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  RAMPART_SESSION_IDLE_MINUTES: positiveInt.default(30),
+  RAMPART_SESSION_ABSOLUTE_HOURS: positiveInt.default(12),
+  RAMPART_LICENCE_PUBLIC_KEY: z.string().min(1).optional(),
+  RAMPART_SMTP_HOST: z.string().min(1).optional(),
+  RAMPART_SMTP_PORT: port.default(587),
+  RAMPART_SMTP_SECURE: bool.default(false),
+  RAMPART_SMTP_USER: z.string().min(1).optional(),
+  RAMPART_SMTP_PASSWORD: z.string().min(1).optional(),
+  RAMPART_SMTP_FROM: z.string().min(3).default('Rampart <rampart@localhost>'),
+});
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | undefined;
+  password: string | undefined;
+  from: string;
+}
+
+export interface Settings {
+  dataDir: string;
+  console: { host: string; port: number; tls: { certFile: string; keyFile: string } | undefined };
+  gateway: { host: string; port: number };
+  intake: { port: number };
+  publicUrl: string;
+  edition: (typeof EDITIONS)[number];
+  logLevel: string;
+  session: { idleMs: number; absoluteMs: number };
+  licencePublicKeyFile: string | undefined;
+  smtp: SmtpSettings | undefined;
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i;
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+/** Turns `--console-port 9090` and `--console-port=9090` into `RAMPART_CONSOLE_PORT=9090`. */
+export function flagsToEnv(argv: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  const known = new Set(Object.keys(settingsSchema.shape));
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('--')) {
+      throw new RampartError('SETTINGS_INVALID', `unexpected argument "${arg}"`, { field: arg });
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const key = `RAMPART_${name.replace(/-/g, '_').toUpperCase()}`;
+    if (!known.has(key)) {
+      throw new RampartError('SETTINGS_INVALID', `unknown option --${name}`, { field: `--${name}` });
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      i++;
+    }
+    if (value === undefined) {
+      throw new RampartError('SETTINGS_INVALID', `option --${name} needs a value`, { field: `--${name}` });
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Reads settings from the environment, overridden by CLI flags, validated once. A bad value throws
+ * a SETTINGS_INVALID error whose message names the variable.
+ */
+export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = []): Settings {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(settingsSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  Object.assign(raw, flagsToEnv(argv));
+  const parsed = settingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = String(issue?.path[0] ?? 'settings');
+    throw new RampartError('SETTINGS_INVALID', `${key}: ${issue?.message ?? 'invalid'} (got "${raw[key] ?? ''}")`, {
+      field: key,
+    });
+  }
+  const s = parsed.data;
+  const hasCert = s.RAMPART_CONSOLE_TLS_CERT !== undefined;
+  const hasKey = s.RAMPART_CONSOLE_TLS_KEY !== undefined;
+  if (hasCert !== hasKey) {
+    const missing = hasCert ? 'RAMPART_CONSOLE_TLS_KEY' : 'RAMPART_CONSOLE_TLS_CERT';
+    throw new RampartError('SETTINGS_INVALID', `${missing}: must be set together with its pair`, { field: missing });
+  }
+  const tls =
+    s.RAMPART_CONSOLE_TLS_CERT && s.RAMPART_CONSOLE_TLS_KEY
+      ? { certFile: s.RAMPART_CONSOLE_TLS_CERT, keyFile: s.RAMPART_CONSOLE_TLS_KEY }
+      : undefined;
+  if (!tls && !isLoopbackHost(s.RAMPART_CONSOLE_HOST)) {
+    throw new RampartError(
+      'SETTINGS_INVALID',
+      `RAMPART_CONSOLE_HOST: binding the console to the non-loopback address ${s.RAMPART_CONSOLE_HOST} requires TLS; set RAMPART_CONSOLE_TLS_CERT and RAMPART_CONSOLE_TLS_KEY`,
+      { field: 'RAMPART_CONSOLE_HOST' },
+    );
+  }
+  const dataDir = isAbsolute(s.RAMPART_DATA) ? s.RAMPART_DATA : resolve(s.RAMPART_DATA);
+  const scheme = tls ? 'https' : 'http';
+  const hostForUrl = s.RAMPART_CONSOLE_HOST.includes(':') && !s.RAMPART_CONSOLE_HOST.startsWith('[')
+    ? `[${s.RAMPART_CONSOLE_HOST}]`
+    : s.RAMPART_CONSOLE_HOST;
+  const publicUrl = (s.RAMPART_PUBLIC_URL ?? `${scheme}://${hostForUrl}:${s.RAMPART_CONSOLE_PORT}`).replace(/\/+$/, '');
+  return {
+    dataDir,
+    console: { host: s.RAMPART_CONSOLE_HOST, port: s.RAMPART_CONSOLE_PORT, tls },
+    gateway: { host: s.RAMPART_GATEWAY_HOST, port: s.RAMPART_GATEWAY_PORT },
+    intake: { port: s.RAMPART_INTAKE_PORT },
+    publicUrl,
+    edition: s.RAMPART_EDITION,
+    logLevel: s.RAMPART_LOG_LEVEL,
+    session: {
+      idleMs: s.RAMPART_SESSION_IDLE_MINUTES * 60_000,
+      absoluteMs: s.RAMPART_SESSION_ABSOLUTE_HOURS * 3_600_000,
+    },
+    licencePublicKeyFile: s.RAMPART_LICENCE_PUBLIC_KEY,
+    smtp: s.RAMPART_SMTP_HOST
+      ? {
+          host: s.RAMPART_SMTP_HOST,
+          port: s.RAMPART_SMTP_PORT,
+          secure: s.RAMPART_SMTP_SECURE,
+          user: s.RAMPART_SMTP_USER,
+          password: s.RAMPART_SMTP_PASSWORD,
+          from: s.RAMPART_SMTP_FROM,
+        }
+      : undefined,
+  };
+}
+
+/** The names of every setting, for documentation and `--help`. */
+export const SETTING_KEYS = Object.keys(settingsSchema.shape);

@@ -1,0 +1,71 @@
+/**
+ * The one error type of the engine. Every code is stable: the console translates it, and the API
+ * maps it to an HTTP status (in `api/` only). `params` carry what a message needs (a field name,
+ * seconds to wait), never prose.
+ */
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'INVALID_JSON',
+  'PAYLOAD_TOO_LARGE',
+  'NOT_FOUND',
+  'ROUTE_NOT_FOUND',
+  'UNAUTHENTICATED',
+  'SESSION_EXPIRED',
+  'FORBIDDEN_ROLE',
+  'MODULE_NOT_ACTIVE',
+  'CSRF_INVALID',
+  'RATE_LIMITED',
+  'SETUP_ALREADY_DONE',
+  'INVALID_CREDENTIALS',
+  'ACCOUNT_DISABLED',
+  'ACCOUNT_NOT_ACTIVATED',
+  'EMAIL_IN_USE',
+  'PASSWORD_LENGTH',
+  'PASSWORD_CLASSES',
+  'PASSWORD_COMMON',
+  'PASSWORD_WRONG',
+  'TENANT_ACCOUNT_PROTECTED',
+  'OWN_ACCOUNT_PROTECTED',
+  'LINK_INVALID',
+  'LINK_EXPIRED',
+  'LICENCE_MALFORMED',
+  'LICENCE_SIGNATURE_INVALID',
+  'LICENCE_NO_VENDOR_KEY',
+  'RENEW_CONTACT_SALES',
+  'MAIL_FAILED',
+  'CONFIG_CORRUPT',
+  'SETTINGS_INVALID',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type ErrorParams = Readonly<Record<string, string | number | boolean>>;
+
+export class RampartError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  readonly params: ErrorParams;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { field?: string; params?: ErrorParams; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RampartError';
+    this.code = code;
+    this.field = options.field;
+    this.params = options.params ?? {};
+  }
+}
+
+export function isRampartError(value: unknown): value is RampartError {
+  return value instanceof RampartError;
+}
+
+/** Expected failures travel as values; exceptions are for the unexpected. */
+export type Result<T, E = RampartError> = { ok: true; value: T } | { ok: false; error: E };
+
+export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
+export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });

@@ -1,0 +1,14 @@
+/**
+ * Shared building blocks every module may use: the error type and result, the clock, ids and
+ * secrets, and the logger interface. This module imports nothing from the rest of the engine.
+ */
+export { ERROR_CODES, RampartError, isRampartError, ok, err } from './errors.ts';
+export type { ErrorCode, ErrorParams, Result } from './errors.ts';
+export { systemClock, ManualClock, SECOND, MINUTE, HOUR, DAY } from './clock.ts';
+export type { Clock } from './clock.ts';
+export { cryptoRandom, newId, newSecret, sha256, safeEqual } from './ids.ts';
+export type { Random } from './ids.ts';
+export { silentLogger } from './logger.ts';
+export type { Logger } from './logger.ts';
+export { ROLES, MODULES, EDITIONS } from './domain.ts';
+export type { Role, ModuleKey, Edition } from './domain.ts';
