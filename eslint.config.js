@@ -53,6 +53,10 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': 'off' },
   },
   {
+    files: ['tests/**', 'electron/**', 'bench/**', 'engine/main.ts'],
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -117,7 +117,8 @@ function originOf(url: string): string | undefined {
 }
 
 function openExternally(url: string): void {
-  const protocol = new URL(url).protocol;
+  // Only web links: a page must not be able to launch file:, smb: or custom-scheme handlers.
+  const protocol = URL.canParse(url) ? new URL(url).protocol : '';
   if (protocol === 'http:' || protocol === 'https:') void shell.openExternal(url);
 }
 
@@ -161,17 +162,25 @@ function runDesktop(): void {
       event.preventDefault();
       created.hide();
     });
-    void loadForState(created, supervisor.state);
+    showState(created, supervisor.state);
     return created;
   }
 
-  function loadForState(target: BrowserWindow, state: SupervisorState): Promise<void> {
+  function showState(target: BrowserWindow, state: SupervisorState): void {
+    let url: string | undefined;
     if (state.kind === 'ready') {
-      if (isConsoleUrl(target.webContents.getURL())) return Promise.resolve();
-      return target.loadURL(state.consoleUrl);
+      // Already on the console (say, after a second ready): keep the page the user is working in.
+      if (!isConsoleUrl(target.webContents.getURL())) url = state.consoleUrl;
+    } else {
+      url = describeState(state).page;
     }
-    const { page } = describeState(state);
-    return page === undefined ? Promise.resolve() : target.loadURL(page);
+    if (url === undefined) return;
+    // A load is aborted when the next state replaces it; only other failures are worth a line.
+    target.loadURL(url).catch((error: unknown) => {
+      if (!target.isDestroyed() && target.webContents.getURL() !== url) {
+        console.error('Rampart: could not load', url.startsWith('data:') ? 'the status page' : url, error);
+      }
+    });
   }
 
   function updateTray(state: SupervisorState): void {
@@ -211,6 +220,10 @@ function runDesktop(): void {
   }
 
   app.on('second-instance', showWindow);
+  // macOS: a click on the dock icon brings the hidden window back.
+  app.on('activate', showWindow);
+  // A service manager or a terminal stopping the shell should still shut the engine down gracefully.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => app.quit());
   app.on('web-contents-created', (_event, contents) => guardContents(contents));
 
   // The engine may serve the console over TLS with the certificate it generated itself. That is
@@ -242,9 +255,7 @@ function runDesktop(): void {
     updateTray(state);
     if (window !== undefined && !window.isDestroyed() && !quitting) {
       window.webContents.send(ENGINE_STATE_CHANNEL, state);
-      void loadForState(window, state).catch((error: unknown) => {
-        console.error('Rampart: could not load the console page:', error);
-      });
+      showState(window, state);
     }
   });
 

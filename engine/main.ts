@@ -169,7 +169,8 @@ async function runAsProcess(): Promise<void> {
     const inUse = (error as { code?: string }).code === 'EADDRINUSE';
     console.error(`rampart: cannot start: ${inUse ? `${message} (another program uses this port; set RAMPART_CONSOLE_PORT)` : message}`);
     parent?.send({ type: 'fatal', message });
-    process.exitCode = config || inUse ? EXIT_CONFIG : 1;
+    // Exit explicitly: a half-started server or the IPC channel must not keep the process alive.
+    setImmediate(() => process.exit(config || inUse ? EXIT_CONFIG : 1));
     return;
   }
   const shutdown = (): void => {

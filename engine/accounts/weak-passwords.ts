@@ -25,7 +25,7 @@ function unleet(text: string): string {
 export function isCommonPassword(password: string): boolean {
   const words = list();
   const lower = password.toLowerCase();
-  const stripped = lower.replace(/[^a-z]+$/, '');
-  const candidates = [lower, stripped, unleet(lower), unleet(stripped), unleet(lower).replace(/[^a-z]+$/, '')];
+  const stripped = lower.replace(/[^\p{L}]+$/u, '');
+  const candidates = [lower, stripped, unleet(lower), unleet(stripped), unleet(lower).replace(/[^\p{L}]+$/u, '')];
   return candidates.some((c) => c.length >= 4 && words.has(c));
 }

@@ -1,4 +1,3 @@
-/* eslint-disable no-restricted-imports -- electron/ is the desktop shell, not an engine module with an index to import through. */
 import { describe, expect, it } from 'vitest';
 import { backoffDelay, DEFAULT_BACKOFF } from '../../../electron/backoff.ts';
 

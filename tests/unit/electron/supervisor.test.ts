@@ -4,7 +4,6 @@
 // are involved; the clock ("stayed up long enough") and the default 1 s, 2 s, 4 s delays are faked
 // because waiting for them would be long.
 
-/* eslint-disable no-restricted-imports -- electron/ is the desktop shell, not an engine module with an index to import through. */
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_BACKOFF } from '../../../electron/backoff.ts';

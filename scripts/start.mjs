@@ -1,0 +1,35 @@
+// `npm start`: builds whatever is missing or older than its sources, then runs the engine in the
+// foreground with the CLI flags given after `--` (e.g. `npm start -- --console-port 9090`).
+import { spawnSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+function stale(output, sources) {
+  if (!existsSync(output)) return true;
+  const built = statSync(output).mtimeMs;
+  return sources.some((s) => existsSync(s) && newest(s) > built);
+}
+
+function run(script) {
+  const result = spawnSync('npm', ['run', '--silent', script], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+if (stale('dist/engine/main.js', ['engine'])) run('build:engine');
+if (stale('dist/renderer/index.html', ['renderer'])) run('build:renderer');
+
+const engine = spawn(process.execPath, ['--enable-source-maps', 'dist/engine/main.js', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => engine.kill(signal));
+engine.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

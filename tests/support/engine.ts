@@ -1,0 +1,55 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadSettings } from '#engine/settings';
+import { startEngine, type EngineOptions, type RunningEngine } from '../../engine/main.ts';
+
+export interface TestEngine extends RunningEngine {
+  url: string;
+  dataDir: string;
+  /** Stops the engine and removes its data directory. */
+  dispose(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a real engine in process on a free loopback port with its own temporary data directory.
+ * `env` adds RAMPART_* settings (SMTP, edition, licence key...).
+ */
+export async function startTestEngine(
+  env: Record<string, string> = {},
+  options: EngineOptions & { dataDir?: string } = {},
+): Promise<TestEngine> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'rampart-test-')));
+  const port = await freePort();
+  const settings = loadSettings({
+    RAMPART_DATA: dataDir,
+    RAMPART_CONSOLE_HOST: '127.0.0.1',
+    RAMPART_CONSOLE_PORT: String(port),
+    RAMPART_LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const engine = await startEngine(settings, { logger: pino({ level: 'silent' }), ...options });
+  return {
+    ...engine,
+    url: engine.consoleUrl,
+    dataDir,
+    dispose: async () => {
+      await engine.stop();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
