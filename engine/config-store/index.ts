@@ -7,7 +7,7 @@
 export { ConfigStore, CONFIG_FILE_NAME } from './config-store.ts';
 export { DurableJsonFile } from './durable-file.ts';
 export { SCHEMA_VERSION, emptyDocument } from './document.ts';
-export { migrate } from './migrations.ts';
+export { migrate, type Migration } from './migrations.ts';
 export type {
   ConfigDocument,
   AccountRecord,

@@ -6,10 +6,14 @@ import { SCHEMA_VERSION, type ConfigDocument } from './document.ts';
  * at start-up, before anything reads the document; the result is written as a new generation, so
  * the previous one stays in the backup file.
  */
-type Migration = (doc: Record<string, unknown>) => Record<string, unknown>;
+export type Migration = (doc: Record<string, unknown>) => Record<string, unknown>;
 const migrations: Record<number, Migration> = {};
 
-export function migrate(raw: unknown, extra: Record<number, Migration> = {}): { doc: ConfigDocument; migrated: boolean } {
+export function migrate(
+  raw: unknown,
+  steps: Readonly<Record<number, Migration>> = migrations,
+  target: number = SCHEMA_VERSION,
+): { doc: ConfigDocument; migrated: boolean } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new RampartError('CONFIG_CORRUPT', 'The configuration file does not hold a JSON object.');
   }
@@ -18,15 +22,14 @@ export function migrate(raw: unknown, extra: Record<number, Migration> = {}): { 
   if (typeof version !== 'number' || !Number.isInteger(version) || version < 1) {
     throw new RampartError('CONFIG_CORRUPT', 'The configuration file has no valid schemaVersion.');
   }
-  if (version > SCHEMA_VERSION) {
+  if (version > target) {
     throw new RampartError(
       'CONFIG_CORRUPT',
-      `The configuration was written by a newer Rampart (schema ${version}; this one reads up to ${SCHEMA_VERSION}). Upgrade Rampart.`,
+      `The configuration was written by a newer Rampart (schema ${version}; this one reads up to ${target}). Upgrade Rampart.`,
     );
   }
-  const steps = { ...migrations, ...extra };
-  const migrated = version < SCHEMA_VERSION;
-  while (version < SCHEMA_VERSION) {
+  const migrated = version < target;
+  while (version < target) {
     const step = steps[version];
     if (!step) throw new RampartError('CONFIG_CORRUPT', `No migration from schema version ${version}.`);
     doc = { ...step(doc), schemaVersion: version + 1 };
