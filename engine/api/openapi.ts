@@ -5,7 +5,7 @@ import { STATUS_OF } from './http-errors.ts';
 type JsonObject = Record<string, unknown>;
 
 const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonObject =>
-  z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' }) as JsonObject;
+  z.toJSONSchema(schema, { target: 'openapi-3.0', io, unrepresentable: 'any' });
 
 const errorBody: JsonObject = {
   type: 'object',

@@ -76,7 +76,7 @@ export function verifyLicence(text: string, publicKeyPem: string): LicencePayloa
     });
   }
   const bytes = Buffer.from(envelope.data.payload, 'base64');
-  let valid = false;
+  let valid: boolean;
   try {
     const key = forge.pki.publicKeyFromPem(publicKeyPem);
     const md = forge.md.sha256.create();

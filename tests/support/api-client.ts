@@ -29,7 +29,7 @@ export class ApiClient {
     const setCookie = response.headers.getSetCookie().find((c) => c.startsWith('rampart_session='));
     if (setCookie) this.cookie = setCookie.split(';')[0];
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {

@@ -47,7 +47,7 @@ describe('configuration writes under SIGKILL', () => {
       const backup = JSON.parse(await readFile(join(dir, `${CONFIG_FILE_NAME}.bak`), 'utf8')) as ConfigDocument;
       assertWhole(backup);
       const store = await ConfigStore.open(dir, systemClock);
-      assertWhole(store.data as ConfigDocument);
+      assertWhole(store.data);
       expect(store.data.audit.length).toBeGreaterThanOrEqual(previous);
       previous = store.data.audit.length;
     }
