@@ -3,6 +3,10 @@ import { ClassicLevel } from 'classic-level';
 
 import { recordKey, rangeBounds } from './keys.ts';
 
+const BATCH_SIZE = 1000;
+/** 0xFF never starts a UTF-8 log name, so meta keys cannot collide with records. */
+const BOOT_KEY = Buffer.from([0xff, 0x62, 0x6f, 0x6f, 0x74]);
+
 export type LogRecord = Readonly<Record<string, unknown>> & { _timestamp: number };
 
 export interface ReadOptions {
@@ -22,8 +26,9 @@ export class LogStore {
   #flushing: Promise<void> | null = null;
   #timer: NodeJS.Immediate | null = null;
 
-  private constructor(db: ClassicLevel<Buffer, string>) {
+  private constructor(db: ClassicLevel<Buffer, string>, boot: number) {
     this.#db = db;
+    this.#seq = (boot & 0xfff) << 20;
   }
 
   static async open(dataDir: string): Promise<LogStore> {
@@ -32,28 +37,37 @@ export class LogStore {
       valueEncoding: 'utf8',
     });
     await db.open();
-    return new LogStore(db);
+    // Each opening gets a boot number kept in the high bits of the sequence, so records written
+    // after a restart never take the key of an earlier record with the same timestamp.
+    const stored = await db.get(BOOT_KEY);
+    const boot = stored === undefined ? 1 : Number(stored) + 1;
+    await db.put(BOOT_KEY, String(boot));
+    return new LogStore(db, boot);
   }
 
   append(log: string, record: LogRecord): void {
-    this.#seq = (this.#seq + 1) >>> 0;
+    this.#seq = (this.#seq & 0xfff00000) | ((this.#seq + 1) & 0xfffff);
     this.#pending.push({ type: 'put', key: recordKey(log, record._timestamp, this.#seq), value: JSON.stringify(record) });
-    if (this.#pending.length >= 1000) void this.flush();
+    if (this.#pending.length >= BATCH_SIZE) void this.flush();
     else this.#timer ??= setImmediate(() => void this.flush());
   }
 
-  async flush(): Promise<void> {
+  /** Writes everything appended so far, in batches of at most BATCH_SIZE, one flush at a time. */
+  flush(): Promise<void> {
     if (this.#timer) {
       clearImmediate(this.#timer);
       this.#timer = null;
     }
-    if (this.#flushing) await this.#flushing;
-    if (this.#pending.length === 0) return;
-    const batch = this.#pending.splice(0, this.#pending.length);
-    this.#flushing = this.#db.batch(batch).finally(() => {
+    this.#flushing ??= this.#drain().finally(() => {
       this.#flushing = null;
     });
-    await this.#flushing;
+    return this.#flushing;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length > 0) {
+      await this.#db.batch(this.#pending.splice(0, BATCH_SIZE));
+    }
   }
 
   async read(log: string, options: ReadOptions): Promise<LogRecord[]> {

@@ -1,0 +1,45 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LogStore } from '#engine/log-store';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rampart-logs-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+describe('log store', () => {
+  it('reads back one log in time order within a range, apart from other logs', async () => {
+    const store = await LogStore.open(dir);
+    for (const t of [50, 10, 30, 20, 40]) store.append('access', { _timestamp: t, n: t });
+    store.append('detection', { _timestamp: 25, n: -1 });
+    const records = await store.read('access', { from: 20, to: 50 });
+    expect(records.map((r) => r.n)).toEqual([20, 30, 40]);
+    expect((await store.read('detection', { from: 0, to: 100 })).map((r) => r.n)).toEqual([-1]);
+    await store.close();
+  });
+
+  it('keeps records with equal timestamps apart and persists them across a reopen', async () => {
+    const store = await LogStore.open(dir);
+    for (let i = 0; i < 2500; i++) store.append('access', { _timestamp: 1000, i });
+    await store.close();
+    const reopened = await LogStore.open(dir);
+    const records = await reopened.read('access', { from: 0, to: 2000 });
+    expect(records).toHaveLength(2500);
+    expect(records.map((r) => r.i)).toEqual(Array.from({ length: 2500 }, (_, i) => i));
+    expect(await reopened.read('access', { from: 0, to: 2000, limit: 10 })).toHaveLength(10);
+    await reopened.close();
+  });
+
+  it('never overwrites a record written before a restart with the same timestamp', async () => {
+    const first = await LogStore.open(dir);
+    first.append('access', { _timestamp: 5, run: 1 });
+    await first.close();
+    const second = await LogStore.open(dir);
+    second.append('access', { _timestamp: 5, run: 2 });
+    expect((await second.read('access', { from: 0, to: 10 })).map((r) => r.run)).toEqual([1, 2]);
+    await second.close();
+  });
+});
