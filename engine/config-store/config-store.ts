@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { newId, type Clock } from '#engine/shared';
+import { newId, newSecret, type Clock } from '#engine/shared';
 import { DurableJsonFile } from './durable-file.ts';
 import { emptyDocument, type ConfigDocument } from './document.ts';
 import { migrate } from './migrations.ts';
@@ -22,7 +22,7 @@ export class ConfigStore {
 
   static async open(dataDir: string, clock: Clock): Promise<ConfigStore> {
     const adapter = new DurableJsonFile<ConfigDocument>(join(dataDir, CONFIG_FILE_NAME));
-    const fresh = emptyDocument(newId('ent'), clock.now());
+    const fresh = emptyDocument(newId('ent'), clock.now(), () => newSecret());
     const db = new Low<ConfigDocument>(adapter, fresh);
     await db.read();
     const { doc, migrated } = migrate(db.data);

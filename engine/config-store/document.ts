@@ -5,7 +5,7 @@ import type { ModuleKey, Role } from '#engine/shared';
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export interface AccountRecord {
   id: string;
@@ -60,19 +60,112 @@ export interface AuditRecord {
   targetId: string | null;
 }
 
+export type RunMode = 'pass' | 'monitor' | 'block';
+export type AccessMethod = 'plugin' | 'pluginless' | 'cname' | 'bypass';
+export type ListMode = 'all' | 'only_listed' | 'except_listed';
+export type SourceIpMode = 'default' | 'x_real_ip' | 'xff' | 'custom';
+export type XffMode = 'leftmost' | 'filter' | 'rightmost';
+
+export interface SiteList {
+  pathEnabled: boolean;
+  paths: string[];
+  ipEnabled: boolean;
+  ips: string[];
+}
+
+/** One protected site: a site configuration (edition A) or a site (edition B). */
+export interface SiteRecord {
+  id: string;
+  name: string;
+  domain: string;
+  runMode: RunMode;
+  accessMethod: AccessMethod;
+  /** Edition A: which requests are checked, by the path and IP lists below. */
+  listMode: ListMode;
+  checkList: SiteList;
+  /** Edition B: pass list (wins on equal content) and block list; paths are regexes. */
+  passList: SiteList;
+  blockList: SiteList;
+  tokenCookieName: string;
+  identityCookieName: string;
+  tokenExpirySeconds: number;
+  blockStatus: number;
+  blockContent: string;
+  reloadStatus: number;
+  reloadContent: string;
+  browserFeatureDetection: boolean;
+  queryThreatStore: boolean;
+  hideServerInfo: boolean;
+  sourceIp: { mode: SourceIpMode; xffMode: XffMode; trustedSources: string[]; customHeader: string };
+  accountExtraction: {
+    enabled: boolean;
+    loginPath: string;
+    usernameSelector: string;
+    successSelector: string;
+    successText: string;
+    failureSelector: string;
+    failureText: string;
+  };
+  miniProgramProtection: boolean;
+  antiBot: { enabled: boolean; scanner: boolean; scriptTool: boolean; otherCrawler: boolean };
+  powDifficulty: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Edition B's global configuration; edition A keeps cookie names and expiry per site. */
+export interface SiteGlobalRecord {
+  tokenCookieName: string;
+  identityCookieName: string;
+  tokenExpirySeconds: number;
+  accessKey: string;
+  ipLock: boolean;
+}
+
+export interface LogConfigRecord {
+  id: string;
+  name: string;
+  kind: 'access';
+  siteId: string;
+  keyFields: { ip: string; device: string };
+  createdAt: number;
+}
+
 export interface ConfigDocument {
   schemaVersion: number;
   installation: { id: string; createdAt: number };
+  /** Secret keys the engine signs with (tokens, identities, challenges). Never leave the engine. */
+  secrets: { tokenKey: string };
+  sites: SiteRecord[];
+  siteGlobal: SiteGlobalRecord;
+  logConfigs: LogConfigRecord[];
   accounts: AccountRecord[];
   links: LinkRecord[];
   licence: FormalLicenceRecord | null;
   audit: AuditRecord[];
 }
 
-export function emptyDocument(installationId: string, now: number): ConfigDocument {
+export const DEFAULT_TOKEN_COOKIE = 'rampart_token';
+export const DEFAULT_IDENTITY_COOKIE = 'rampart_id';
+
+export function defaultSiteGlobal(accessKey: string): SiteGlobalRecord {
+  return {
+    tokenCookieName: DEFAULT_TOKEN_COOKIE,
+    identityCookieName: DEFAULT_IDENTITY_COOKIE,
+    tokenExpirySeconds: 60,
+    accessKey,
+    ipLock: false,
+  };
+}
+
+export function emptyDocument(installationId: string, now: number, secret: () => string): ConfigDocument {
   return {
     schemaVersion: SCHEMA_VERSION,
     installation: { id: installationId, createdAt: now },
+    secrets: { tokenKey: secret() },
+    sites: [],
+    siteGlobal: defaultSiteGlobal(secret()),
+    logConfigs: [],
     accounts: [],
     links: [],
     licence: null,

@@ -6,7 +6,7 @@
  */
 export { ConfigStore, CONFIG_FILE_NAME } from './config-store.ts';
 export { DurableJsonFile } from './durable-file.ts';
-export { SCHEMA_VERSION, emptyDocument } from './document.ts';
+export { SCHEMA_VERSION, emptyDocument, defaultSiteGlobal, DEFAULT_TOKEN_COOKIE, DEFAULT_IDENTITY_COOKIE } from './document.ts';
 export { migrate, type Migration } from './migrations.ts';
 export type {
   ConfigDocument,
@@ -16,4 +16,13 @@ export type {
   FormalLicenceRecord,
   PurchaseRecord,
   AuditRecord,
+  SiteRecord,
+  SiteList,
+  SiteGlobalRecord,
+  LogConfigRecord,
+  RunMode,
+  AccessMethod,
+  ListMode,
+  SourceIpMode,
+  XffMode,
 } from './document.ts';

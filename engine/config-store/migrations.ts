@@ -1,5 +1,5 @@
-import { RampartError } from '#engine/shared';
-import { SCHEMA_VERSION, type ConfigDocument } from './document.ts';
+import { RampartError, newSecret } from '#engine/shared';
+import { SCHEMA_VERSION, defaultSiteGlobal, type ConfigDocument } from './document.ts';
 
 /**
  * migrations[n] turns a version-n document into a version-(n+1) one. Each is pure and runs once,
@@ -7,7 +7,16 @@ import { SCHEMA_VERSION, type ConfigDocument } from './document.ts';
  * the previous one stays in the backup file.
  */
 export type Migration = (doc: Record<string, unknown>) => Record<string, unknown>;
-const migrations: Record<number, Migration> = {};
+const migrations: Record<number, Migration> = {
+  // 1 -> 2: sites, their global configuration, access log configurations and the signing secret.
+  1: (doc) => ({
+    ...doc,
+    secrets: { tokenKey: newSecret() },
+    sites: [],
+    siteGlobal: defaultSiteGlobal(newSecret()),
+    logConfigs: [],
+  }),
+};
 
 export function migrate(
   raw: unknown,

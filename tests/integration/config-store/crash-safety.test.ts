@@ -30,7 +30,7 @@ function writeThenKill(ms: number): Promise<void> {
 }
 
 function assertWhole(doc: ConfigDocument): void {
-  expect(doc.schemaVersion).toBe(1);
+  expect(doc.schemaVersion).toBe(2);
   expect(doc.audit.length % 200).toBe(0);
   doc.audit.forEach((entry, i) => {
     if (entry.action !== `write-${i}`) throw new Error(`entry ${i} is ${entry.action}`);

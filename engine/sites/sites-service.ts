@@ -1,0 +1,194 @@
+import { RampartError, newId, newSecret, SECOND, type Clock, type Edition, type Random } from '#engine/shared';
+import type { ConfigStore, SiteRecord, SiteGlobalRecord } from '#engine/config-store';
+import { compileSite, type CompiledSite } from './compiled-site.ts';
+import type { SiteSettings, SiteGlobalInput } from './site-input.ts';
+
+/** A plugin is connected while its heartbeats arrive within this window (spec 9.4's 10 s). */
+export const HEARTBEAT_WINDOW_MS = 10 * SECOND;
+
+export interface Heartbeat {
+  at: number;
+  version: string;
+  address: string;
+}
+
+export interface SiteStatus {
+  connected: boolean;
+  protection: boolean;
+  lastHeartbeatAt: number | null;
+  keeperVersion: string | null;
+}
+
+export interface SitesServiceDeps {
+  store: ConfigStore;
+  clock: Clock;
+  random: Random;
+  edition: Edition;
+}
+
+const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Sites (A: site configurations) and B's global configuration: create, edit, copy, delete, search,
+ * unique names, list validation, the Access Key, plugin heartbeats and the compiled form the verdict
+ * pipeline reads. Compiled sites are cached and rebuilt after any change.
+ */
+export class SitesService {
+  readonly #deps: SitesServiceDeps;
+  readonly #heartbeats = new Map<string, Heartbeat>();
+  #compiled = new Map<string, CompiledSite>();
+  #compiledFrom: unknown = null;
+
+  constructor(deps: SitesServiceDeps) {
+    this.#deps = deps;
+  }
+
+  get edition(): Edition {
+    return this.#deps.edition;
+  }
+
+  list(search?: string): SiteRecord[] {
+    const needle = search?.trim().toLowerCase();
+    return this.#deps.store.data.sites
+      .filter((s) => !needle || s.name.toLowerCase().includes(needle) || s.domain.toLowerCase().includes(needle))
+      .toSorted((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
+  }
+
+  get(id: string): SiteRecord {
+    const site = this.#deps.store.data.sites.find((s) => s.id === id);
+    if (!site) throw new RampartError('NOT_FOUND', `No site with ID ${id}`, { field: 'id', params: { id } });
+    return site;
+  }
+
+  find(id: string): SiteRecord | undefined {
+    return this.#deps.store.data.sites.find((s) => s.id === id);
+  }
+
+  async create(input: SiteSettings): Promise<SiteRecord> {
+    const now = this.#deps.clock.now();
+    const record: SiteRecord = { ...structuredClone(input), id: newId('site', this.#deps.random), createdAt: now, updatedAt: now };
+    this.#validate(record);
+    return this.#deps.store.update((doc) => {
+      this.#checkUniqueName(doc.sites, record.name, record.id);
+      doc.sites.push(record);
+      doc.logConfigs.push({
+        id: newId('log', this.#deps.random),
+        name: `${record.name} access log`,
+        kind: 'access',
+        siteId: record.id,
+        keyFields: { ip: 'src_ip', device: 'fingerprint' },
+        createdAt: now,
+      });
+      return record;
+    });
+  }
+
+  async update(id: string, input: SiteSettings): Promise<SiteRecord> {
+    const existing = this.get(id);
+    const record: SiteRecord = { ...structuredClone(input), id, createdAt: existing.createdAt, updatedAt: this.#deps.clock.now() };
+    this.#validate(record);
+    return this.#deps.store.update((doc) => {
+      this.#checkUniqueName(doc.sites, record.name, id);
+      const index = doc.sites.findIndex((s) => s.id === id);
+      if (index === -1) throw new RampartError('NOT_FOUND', `No site with ID ${id}`, { field: 'id' });
+      doc.sites[index] = record;
+      return record;
+    });
+  }
+
+  /** Copies a site under the first free name of the form "name (copy)", "name (copy 2)", ... */
+  async copy(id: string): Promise<SiteRecord> {
+    const source = this.get(id);
+    const taken = this.#deps.store.data.sites.map((s) => s.name.toLowerCase());
+    let name = `${source.name} (copy)`;
+    for (let n = 2; taken.includes(name.toLowerCase()); n++) name = `${source.name} (copy ${n})`;
+    const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = source;
+    return this.create({ ...settings, name });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.#deps.store.update((doc) => {
+      const index = doc.sites.findIndex((s) => s.id === id);
+      if (index === -1) throw new RampartError('NOT_FOUND', `No site with ID ${id}`, { field: 'id' });
+      doc.sites.splice(index, 1);
+      doc.logConfigs = doc.logConfigs.filter((l) => l.siteId !== id);
+    });
+    this.#heartbeats.delete(id);
+  }
+
+  global(): SiteGlobalRecord {
+    return this.#deps.store.data.siteGlobal;
+  }
+
+  async updateGlobal(input: SiteGlobalInput): Promise<SiteGlobalRecord> {
+    return this.#deps.store.update((doc) => {
+      doc.siteGlobal = { ...doc.siteGlobal, ...input };
+      return doc.siteGlobal;
+    });
+  }
+
+  async rotateAccessKey(): Promise<SiteGlobalRecord> {
+    return this.#deps.store.update((doc) => {
+      doc.siteGlobal = { ...doc.siteGlobal, accessKey: newSecret(this.#deps.random) };
+      return doc.siteGlobal;
+    });
+  }
+
+  /** The compiled site for the hot path, or undefined for an unknown id. */
+  compiled(id: string): CompiledSite | undefined {
+    const data = this.#deps.store.data;
+    if (this.#compiledFrom !== data) {
+      // The store publishes a new document object on every change: recompile lazily after one.
+      this.#compiled = new Map();
+      this.#compiledFrom = data;
+    }
+    let site = this.#compiled.get(id);
+    if (!site) {
+      const record = data.sites.find((s) => s.id === id);
+      if (!record) return undefined;
+      site = compileSite(record, data.siteGlobal, this.#deps.edition);
+      this.#compiled.set(id, site);
+    }
+    return site;
+  }
+
+  recordHeartbeat(id: string, heartbeat: Omit<Heartbeat, 'at'>): void {
+    this.get(id);
+    this.#heartbeats.set(id, { ...heartbeat, at: this.#deps.clock.now() });
+  }
+
+  status(id: string): SiteStatus {
+    const site = this.get(id);
+    const beat = this.#heartbeats.get(id);
+    return {
+      connected: beat !== undefined && this.#deps.clock.now() - beat.at < HEARTBEAT_WINDOW_MS,
+      protection: site.runMode !== 'pass',
+      lastHeartbeatAt: beat?.at ?? null,
+      keeperVersion: beat?.version ?? null,
+    };
+  }
+
+  #validate(record: SiteRecord): void {
+    if (this.#deps.edition === 'B' && record.domain === '') {
+      throw new RampartError('VALIDATION_FAILED', 'domain: is required', { field: 'domain' });
+    }
+    if (this.#deps.edition === 'A' && (record.accessMethod === 'cname' || record.accessMethod === 'bypass')) {
+      throw new RampartError('VALIDATION_FAILED', 'accessMethod: edition A offers plugin and pluginless access', { field: 'accessMethod' });
+    }
+    if (this.#deps.edition === 'B' && record.accessMethod === 'pluginless') {
+      throw new RampartError('VALIDATION_FAILED', 'accessMethod: edition B offers cname, plugin and bypass access', { field: 'accessMethod' });
+    }
+    if (record.sourceIp.mode === 'custom' && record.sourceIp.customHeader === '') {
+      throw new RampartError('VALIDATION_FAILED', 'sourceIp.customHeader: is required for the custom source IP mode', {
+        field: 'sourceIp.customHeader',
+      });
+    }
+    compileSite(record, this.#deps.store.data.siteGlobal, this.#deps.edition);
+  }
+
+  #checkUniqueName(sites: readonly SiteRecord[], name: string, id: string): void {
+    if (sites.some((s) => s.id !== id && sameName(s.name, name))) {
+      throw new RampartError('NAME_TAKEN', `name: a site named "${name}" already exists`, { field: 'name', params: { name } });
+    }
+  }
+}

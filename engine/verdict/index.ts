@@ -1,0 +1,12 @@
+/**
+ * Verdict: the request pipeline of DESIGN.md section 3 as pure code over a request description and
+ * a compiled site, with the services it consults passed in as synchronous ports; guard_status
+ * values; source-IP resolution; and the access log record. No I/O happens here.
+ */
+export { decide, NO_WAF_MATCH } from './pipeline.ts';
+export type { Verdict, VerdictPorts, GuardStatus, Action, TokenCheck, BotType, WafOutcome } from './pipeline.ts';
+export { resolveSourceIp, cleanIp, header } from './source-ip.ts';
+export { cookieValue, pathOf } from './request.ts';
+export type { RequestFacts, Headers } from './request.ts';
+export { accessRecord, formatTimestamp } from './access-record.ts';
+export type { IntelFields, ResponseFacts } from './access-record.ts';

@@ -1,0 +1,163 @@
+import type { Edition } from '#engine/shared';
+import type { CompiledSite, CompiledList } from '#engine/sites';
+import { cookieValue, pathOf, type RequestFacts } from './request.ts';
+import { header, resolveSourceIp } from './source-ip.ts';
+
+/** guard_status values of spec 7, plus BLOCKLIST for B's block list (an extension, see README). */
+export type GuardStatus =
+  | 'TOKEN_MISS'
+  | 'TOKEN_INVALID'
+  | 'TOKEN_EXPIRED'
+  | 'IGNORE'
+  | 'PASS'
+  | 'BOT'
+  | 'REPUTATION'
+  | 'BLOCKED_BY_WAF'
+  | 'OWASP'
+  | 'BLOCKLIST';
+
+export type Action = 'pass' | 'block' | 'reload';
+
+export type TokenCheck =
+  | { kind: 'valid'; deviceId: string; bot: boolean }
+  | { kind: 'missing' }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'expired'; deviceId: string };
+
+export type BotType = 'scanner' | 'search_engine' | 'script_tool' | 'other_crawler' | null;
+
+/** The WAF's answer for one request (the WAF stage proper arrives with the rule engine). */
+export interface WafOutcome {
+  blocked: boolean;
+  ruleIds: string[];
+  categories: string[];
+  score: number;
+}
+
+export const NO_WAF_MATCH: WafOutcome = Object.freeze({ blocked: false, ruleIds: [], categories: [], score: 0 }) as WafOutcome;
+
+/** The pipeline's view of the services it consults; each is a fast, synchronous, in-memory lookup. */
+export interface VerdictPorts {
+  edition: Edition;
+  now(): number;
+  verifyToken(token: string, siteId: string, srcIp: string): TokenCheck;
+  /** Device id from the identity cookie, or '' when absent or forged. */
+  deviceOf(identityCookie: string): string;
+  isBanned(siteId: string, srcIp: string, deviceId: string, now: number): boolean;
+  botTypeOf(userAgent: string): BotType;
+  inspect(request: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome;
+}
+
+export interface Verdict {
+  /** What the gateway must do. Monitor mode and bypass access always pass. */
+  action: Action;
+  /** What the checks found, also in monitor mode. */
+  guardStatus: GuardStatus;
+  /** Status to answer the client with when the action is not pass. */
+  status: number;
+  srcIp: string;
+  deviceId: string;
+  listResult: 'pass' | 'block' | '';
+  botType: BotType;
+  waf: WafOutcome;
+}
+
+function listMatches(list: CompiledList, path: string, ip: string): boolean {
+  return (list.path !== null && list.path.test(path)) || (list.ip !== null && list.ip.has(ip));
+}
+
+function hasList(list: CompiledList): boolean {
+  return list.path !== null || list.ip !== null;
+}
+
+/**
+ * The request path of DESIGN.md section 3, as pure code: site run mode, lists, threat store, token,
+ * the browser verdict the token carries, the WAF, anti-bot rules, then the decision by run mode.
+ * Every stage can end the pipeline; the first finding wins.
+ */
+export function decide(site: CompiledSite, request: RequestFacts, ports: VerdictPorts): Verdict {
+  const srcIp = resolveSourceIp(site, request.headers, request.remoteAddr);
+  const cookies = header(request.headers, 'cookie');
+  const verdict: Verdict = {
+    action: 'pass',
+    guardStatus: 'PASS',
+    status: 200,
+    srcIp,
+    deviceId: ports.deviceOf(cookieValue(cookies, site.identityCookieName)),
+    listResult: '',
+    botType: null,
+    waf: NO_WAF_MATCH,
+  };
+
+  if (site.runMode === 'pass') return finish(site, verdict, 'IGNORE');
+  const pluginless = site.accessMethod === 'pluginless';
+  const path = pathOf(request.uri);
+
+  if (!pluginless) {
+    if (site.listMode === 'only_listed' && !(hasList(site.checkList) && listMatches(site.checkList, path, srcIp))) {
+      return finish(site, verdict, 'IGNORE');
+    }
+    if (site.listMode === 'except_listed' && listMatches(site.checkList, path, srcIp)) return finish(site, verdict, 'IGNORE');
+    if (listMatches(site.passList, path, srcIp)) {
+      verdict.listResult = 'pass';
+      return finish(site, verdict, 'IGNORE');
+    }
+    if (listMatches(site.blockList, path, srcIp)) {
+      verdict.listResult = 'block';
+      return finish(site, verdict, 'BLOCKLIST');
+    }
+  }
+
+  const now = ports.now();
+  if (!pluginless && site.queryThreatStore && ports.isBanned(site.id, srcIp, verdict.deviceId, now)) {
+    return finish(site, verdict, 'REPUTATION');
+  }
+
+  const token = ports.verifyToken(cookieValue(cookies, site.tokenCookieName), site.id, srcIp);
+  switch (token.kind) {
+    case 'missing':
+      return finish(site, verdict, 'TOKEN_MISS');
+    case 'invalid':
+      return finish(site, verdict, 'TOKEN_INVALID');
+    case 'expired':
+      verdict.deviceId ||= token.deviceId;
+      return finish(site, verdict, 'TOKEN_EXPIRED');
+    case 'valid':
+      verdict.deviceId = token.deviceId;
+      if (token.bot && site.browserFeatureDetection) return finish(site, verdict, 'BOT');
+  }
+
+  verdict.waf = ports.inspect(request, site, srcIp);
+  if (verdict.waf.blocked) return finish(site, verdict, ports.edition === 'A' ? 'BLOCKED_BY_WAF' : 'OWASP');
+
+  if (site.antiBot.enabled) {
+    const bot = ports.botTypeOf(header(request.headers, 'user-agent') ?? '');
+    verdict.botType = bot;
+    if (
+      (bot === 'scanner' && site.antiBot.scanner) ||
+      (bot === 'script_tool' && site.antiBot.scriptTool) ||
+      (bot === 'other_crawler' && site.antiBot.otherCrawler)
+    ) {
+      return finish(site, verdict, 'BOT');
+    }
+  }
+  return finish(site, verdict, 'PASS');
+}
+
+/** The decision by run mode: only block mode acts, and bypass access never blocks. */
+function finish(site: CompiledSite, verdict: Verdict, guard: GuardStatus): Verdict {
+  verdict.guardStatus = guard;
+  if (guard === 'PASS' || guard === 'IGNORE' || site.runMode !== 'block' || site.accessMethod === 'bypass') {
+    verdict.action = 'pass';
+    verdict.status = 200;
+    return verdict;
+  }
+  if (guard === 'TOKEN_MISS' || guard === 'TOKEN_INVALID' || guard === 'TOKEN_EXPIRED') {
+    verdict.action = 'reload';
+    verdict.status = site.reloadStatus;
+  } else {
+    verdict.action = 'block';
+    verdict.status = site.blockStatus;
+  }
+  return verdict;
+}
