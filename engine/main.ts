@@ -15,6 +15,7 @@ import { ConfigStore } from '#engine/config-store';
 import { LogStore } from '#engine/log-store';
 import { AccountService, type Mailer } from '#engine/accounts';
 import { LicenceService } from '#engine/licence';
+import { SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
 import { buildConsoleServer, type AnyRoute } from '#engine/api';
 import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
@@ -29,6 +30,7 @@ const TOKENS = {
   mailer: Symbol('Mailer'),
   accounts: Symbol('AccountService'),
   licence: Symbol('LicenceService'),
+  sites: Symbol('SitesService'),
 } as const;
 
 export interface EngineOptions {
@@ -101,6 +103,15 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     }),
   });
 
+  c.register(TOKENS.sites, {
+    useValue: new SitesService({
+      store: c.resolve<ConfigStore>(TOKENS.configStore),
+      clock: c.resolve<Clock>(TOKENS.clock),
+      random: c.resolve<Random>(TOKENS.random),
+      edition: settings.edition,
+    }),
+  });
+
   const https = settings.console.tls
     ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
     : undefined;
@@ -108,6 +119,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     {
       accounts: c.resolve<AccountService>(TOKENS.accounts),
       licence: c.resolve<LicenceService>(TOKENS.licence),
+      sites: c.resolve<SitesService>(TOKENS.sites),
       logger: c.resolve<Logger>(TOKENS.logger),
       edition: settings.edition,
       version,

@@ -1,5 +1,6 @@
 import type { AccountService, Session } from '#engine/accounts';
 import type { LicenceService } from '#engine/licence';
+import type { SitesService } from '#engine/sites';
 import type { AccountRecord } from '#engine/config-store';
 import type { Edition, Logger } from '#engine/shared';
 
@@ -9,6 +10,7 @@ export type { AccountRecord, Session };
 export interface ApiDeps {
   accounts: AccountService;
   licence: LicenceService;
+  sites: SitesService;
   logger: Logger;
   edition: Edition;
   version: string;

@@ -13,12 +13,13 @@ import { sessionRoutes, SESSION_COOKIE } from './routes/session.routes.ts';
 import { accountRoutes } from './routes/accounts.routes.ts';
 import { licenceRoutes } from './routes/licence.routes.ts';
 import { systemRoutes } from './routes/system.routes.ts';
+import { siteRoutes } from './routes/sites.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
 export function allRoutes(deps: ApiDeps): AnyRoute[] {
-  return [...systemRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps), ...licenceRoutes(deps)];
+  return [...systemRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps), ...licenceRoutes(deps), ...siteRoutes(deps)];
 }
 
 export interface BuildOptions {

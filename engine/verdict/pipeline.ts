@@ -34,7 +34,7 @@ export interface WafOutcome {
   score: number;
 }
 
-export const NO_WAF_MATCH: WafOutcome = Object.freeze({ blocked: false, ruleIds: [], categories: [], score: 0 }) as WafOutcome;
+export const NO_WAF_MATCH: WafOutcome = Object.freeze({ blocked: false, ruleIds: [], categories: [], score: 0 });
 
 /** The pipeline's view of the services it consults; each is a fast, synchronous, in-memory lookup. */
 export interface VerdictPorts {

@@ -8,7 +8,7 @@ import { ApiClient } from '../../support/api-client.ts';
 
 const PASSWORD = 'Kettle#Blue7';
 type Caller = 'anonymous' | 'guest' | 'user' | 'administrator';
-type Access = 'public' | 'signedIn' | 'administrator';
+type Access = 'public' | 'signedIn' | 'administrator' | 'manager';
 
 /**
  * The declared permission table: every API operation and who may call it. A route added without
@@ -39,12 +39,22 @@ const TABLE: Record<string, Access> = {
   importLicence: 'administrator',
   listPurchases: 'administrator',
   renewPurchase: 'administrator',
+  listSites: 'manager',
+  createSite: 'manager',
+  getSite: 'manager',
+  updateSite: 'manager',
+  copySite: 'manager',
+  deleteSite: 'manager',
+  getSiteGlobal: 'manager',
+  updateSiteGlobal: 'manager',
+  rotateAccessKey: 'manager',
 };
 
 function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {
   if (access === 'public') return null;
   if (caller === 'anonymous') return 401;
   if (access === 'administrator' && caller !== 'administrator') return 403;
+  if (access === 'manager' && caller === 'guest') return 403;
   return null;
 }
 
