@@ -123,6 +123,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       logger: c.resolve<Logger>(TOKENS.logger),
       edition: settings.edition,
       version,
+      gatewayAddress: settings.gateway.advertised,
       secureCookies: https !== undefined,
       rendererDir: options.rendererDir ?? findRendererDir(),
     },

@@ -41,7 +41,9 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string): Json
     }
     const status = route.status ?? 200;
     const responses: Record<string, JsonObject> = {
-      [status]: route.response
+      [status]: route.produces === 'download'
+        ? { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }
+        : route.response
         ? { description: 'Success', content: { 'application/json': { schema: toSchema(route.response, 'output') } } }
         : { description: 'Success, no content' },
       default: { description: 'Error', content: { 'application/json': { schema: errorBody } } },

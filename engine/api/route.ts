@@ -39,7 +39,16 @@ export interface RouteDef<P, Q, B, R> {
   /** Success status; 204 routes have no response schema. */
   status?: 200 | 201 | 204;
   response?: z.ZodType<R>;
+  /** A download answers with the file the handler returns instead of JSON. */
+  produces?: 'json' | 'download';
   handler(ctx: RouteContext<P, Q, B>): Promise<R> | R;
+}
+
+/** What a download route's handler returns. */
+export interface Download {
+  fileName: string;
+  contentType: string;
+  content: Buffer;
 }
 
 /** A route with its type parameters erased, as the registry holds them. */
@@ -56,6 +65,7 @@ export interface AnyRoute {
   body?: z.ZodType;
   status?: 200 | 201 | 204;
   response?: z.ZodType;
+  produces?: 'json' | 'download';
   handler(ctx: RouteContext<unknown, unknown, unknown>): Promise<unknown>;
 }
 

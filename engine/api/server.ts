@@ -6,7 +6,7 @@ import staticFiles from '@fastify/static';
 import type { z } from 'zod';
 import { RampartError, isRampartError, safeEqual, type ErrorCode } from '#engine/shared';
 import type { ApiDeps } from './deps.ts';
-import type { AnyRoute, Caller } from './route.ts';
+import type { AnyRoute, Caller, Download } from './route.ts';
 import { STATUS_OF } from './http-errors.ts';
 import { buildOpenApi } from './openapi.ts';
 import { sessionRoutes, SESSION_COOKIE } from './routes/session.routes.ts';
@@ -152,6 +152,14 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
         };
         const result = await route.handler(ctx);
         reply.status(route.status ?? 200);
+        if (route.produces === 'download') {
+          const file = result as Download;
+          return reply
+            .header('content-disposition', `attachment; filename="${file.fileName.replace(/[^\w.-]/g, '_')}"`)
+            .header('cache-control', 'no-store')
+            .type(file.contentType)
+            .send(file.content);
+        }
         if (route.status === 204 || !route.response) return reply.send();
         return route.response.parse(result);
       },

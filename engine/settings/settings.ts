@@ -22,6 +22,10 @@ const settingsSchema = z.object({
   RAMPART_CONSOLE_PORT: port.default(9080),
   RAMPART_GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
   RAMPART_GATEWAY_PORT: port.default(9081),
+  RAMPART_GATEWAY_ADDRESS: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, the address gateways use to reach Rampart')
+    .optional(),
   RAMPART_INTAKE_PORT: port.default(5514),
   RAMPART_CONSOLE_TLS_CERT: z.string().min(1).optional(),
   RAMPART_CONSOLE_TLS_KEY: z.string().min(1).optional(),
@@ -55,7 +59,8 @@ export interface SmtpSettings {
 export interface Settings {
   dataDir: string;
   console: { host: string; port: number; tls: { certFile: string; keyFile: string } | undefined };
-  gateway: { host: string; port: number };
+  /** `advertised` is the host:port gateways reach the gateway API at (written into plugin bundles). */
+  gateway: { host: string; port: number; advertised: string };
   intake: { port: number };
   publicUrl: string;
   edition: (typeof EDITIONS)[number];
@@ -146,7 +151,11 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
   return {
     dataDir,
     console: { host: s.RAMPART_CONSOLE_HOST, port: s.RAMPART_CONSOLE_PORT, tls },
-    gateway: { host: s.RAMPART_GATEWAY_HOST, port: s.RAMPART_GATEWAY_PORT },
+    gateway: {
+      host: s.RAMPART_GATEWAY_HOST,
+      port: s.RAMPART_GATEWAY_PORT,
+      advertised: s.RAMPART_GATEWAY_ADDRESS ?? `127.0.0.1:${s.RAMPART_GATEWAY_PORT}`,
+    },
     intake: { port: s.RAMPART_INTAKE_PORT },
     publicUrl,
     edition: s.RAMPART_EDITION,

@@ -152,6 +152,14 @@ export class SitesService {
     return site;
   }
 
+  /** A verdict request with the right Access Key also shows the gateway is connected. */
+  markSeen(id: string): void {
+    const beat = this.#heartbeats.get(id);
+    const now = this.#deps.clock.now();
+    if (beat) beat.at = now;
+    else this.#heartbeats.set(id, { at: now, version: '', address: '' });
+  }
+
   recordHeartbeat(id: string, heartbeat: Omit<Heartbeat, 'at'>): void {
     this.get(id);
     this.#heartbeats.set(id, { ...heartbeat, at: this.#deps.clock.now() });

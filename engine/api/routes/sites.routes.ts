@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { siteInputSchema, siteGlobalInputSchema, type SitesService } from '#engine/sites';
 import type { SiteRecord } from '#engine/config-store';
+import { RampartError } from '#engine/shared';
+import { pluginBundle } from '#engine/gateways';
 import { defineRoute, type AnyRoute } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import { idParams } from '../schemas.ts';
@@ -142,6 +144,30 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       status: 204,
       handler: async ({ params }) => {
         await sites.remove(params.id);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/sites/:id/plugin',
+      operationId: 'downloadSitePlugin',
+      summary: 'Download the nginx plugin bundle of a plugin-access site (.tar.gz)',
+      tag: 'sites',
+      access: MANAGERS,
+      params: idParams,
+      produces: 'download',
+      handler: ({ params }) => {
+        const site = sites.get(params.id);
+        if (site.accessMethod !== 'plugin') {
+          throw new RampartError('VALIDATION_FAILED', 'accessMethod: the plugin bundle is for plugin-access sites', { field: 'accessMethod' });
+        }
+        const bundle = pluginBundle({
+          site,
+          accessKey: sites.global().accessKey,
+          engineAddress: deps.gatewayAddress,
+          version: deps.version,
+          now: Date.now(),
+        });
+        return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
       },
     }),
     defineRoute({

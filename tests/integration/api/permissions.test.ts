@@ -46,6 +46,7 @@ const TABLE: Record<string, Access> = {
   copySite: 'manager',
   deleteSite: 'manager',
   getSiteGlobal: 'manager',
+  downloadSitePlugin: 'manager',
   updateSiteGlobal: 'manager',
   rotateAccessKey: 'manager',
 };

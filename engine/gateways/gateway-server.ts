@@ -1,0 +1,215 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { RampartError, safeEqual, type Clock, type Logger } from '#engine/shared';
+import type { SitesService, CompiledSite } from '#engine/sites';
+import type { LogStore } from '#engine/log-store';
+import { decide, accessRecord, header, resolveSourceIp, type RequestFacts, type Verdict, type VerdictPorts, type IntelFields } from '#engine/verdict';
+
+/** What the gateway server needs of the intelligence module. */
+export interface IntelPort {
+  lookup(ip: string, userAgent: string): { fields: IntelFields; result: unknown };
+}
+
+/** What the gateway server needs of the probe module: its script, pages and report handling. */
+export interface ProbePort {
+  script(site: CompiledSite, mode: 'reload' | 'page'): string;
+  reloadPage(site: CompiledSite): string;
+  report(site: CompiledSite, body: unknown, ctx: { srcIp: string; userAgent: string; referrer: string; host: string }): ProbeOutcome;
+}
+
+export interface ProbeOutcome {
+  status: number;
+  cookies: string[];
+  body: Record<string, unknown>;
+  detectionRecord: Record<string, unknown> & { _timestamp: number };
+}
+
+export interface GatewayDeps {
+  sites: SitesService;
+  logStore: LogStore;
+  clock: Clock;
+  logger: Logger;
+  ports: VerdictPorts;
+  intel: IntelPort;
+  probe: ProbePort;
+  version: string;
+}
+
+export const GATEWAY_BODY_LIMIT = 256 * 1024;
+
+export const accessLogName = (siteId: string): string => `access:${siteId}`;
+export const detectionLogName = (siteId: string): string => `detection:${siteId}`;
+
+const NO_STORE = 'no-store, no-cache, must-revalidate';
+
+function errorBody(error: RampartError): { error: { code: string; message: string; field?: string } } {
+  return { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
+}
+
+/**
+ * The gateway API (default port 9081): nginx `auth_request` verdicts, plug-in-less JSON checks,
+ * heartbeats, and the browser-facing probe, report, reload and block endpoints under /_rampart/.
+ */
+export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false, bodyLimit: GATEWAY_BODY_LIMIT, return503OnClosing: true, keepAliveTimeout: 75_000 });
+  const { sites, logStore, clock, logger } = deps;
+  let lastKeyWarning = 0;
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof RampartError) {
+      const status = error.code === 'ACCESS_KEY_INVALID' ? 401 : error.code === 'SITE_UNKNOWN' ? 404 : 400;
+      return reply.status(status).send(errorBody(error));
+    }
+    const e = error as { statusCode?: number; code?: string };
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.status(413).send(errorBody(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${GATEWAY_BODY_LIMIT} bytes`)));
+    }
+    if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) {
+      return reply.status(400).send(errorBody(new RampartError('INVALID_JSON', 'body: is not valid JSON', { field: 'body' })));
+    }
+    logger.error({ err: error, url: request.url }, 'gateway request failed');
+    return reply.status(500).send(errorBody(new RampartError('INTERNAL', 'Internal error')));
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send(errorBody(new RampartError('ROUTE_NOT_FOUND', `No such route: ${request.method} ${request.url.split('?')[0] ?? ''}`))),
+  );
+
+  /** The site named by X-Rampart-Site; with `keyed`, the Access Key must match too. */
+  const siteOf = (request: FastifyRequest, keyed: boolean): CompiledSite => {
+    const id = header(request.headers, 'x-rampart-site') ?? (request.query as { site?: string }).site ?? '';
+    const site = id.length <= 64 ? sites.compiled(id) : undefined;
+    if (!site) throw new RampartError('SITE_UNKNOWN', `No site with ID "${id.slice(0, 64)}"`, { field: 'X-Rampart-Site' });
+    if (keyed) {
+      const key = header(request.headers, 'x-rampart-key') ?? '';
+      if (!safeEqual(key, sites.global().accessKey)) {
+        const now = clock.now();
+        if (now - lastKeyWarning > 1000) {
+          lastKeyWarning = now;
+          logger.warn({ site: id, from: request.ip }, 'gateway presented a wrong Access Key');
+        }
+        throw new RampartError('ACCESS_KEY_INVALID', 'The Access Key is missing or wrong; download the plugin bundle again', {
+          field: 'X-Rampart-Key',
+        });
+      }
+    }
+    return site;
+  };
+
+  const factsOf = (request: FastifyRequest): RequestFacts => {
+    const h = request.headers;
+    return {
+      method: header(h, 'x-original-method') ?? request.method,
+      scheme: header(h, 'x-rampart-scheme') ?? 'http',
+      host: header(h, 'host') ?? '',
+      uri: header(h, 'x-original-uri') ?? '/',
+      protocol: header(h, 'x-rampart-protocol') ?? 'HTTP/1.1',
+      remoteAddr: header(h, 'x-rampart-remote-addr') ?? request.ip,
+      headers: h,
+      requestId: header(h, 'x-request-id') ?? '',
+    };
+  };
+
+  const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict): void => {
+    const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
+    logStore.append(accessLogName(site.id), accessRecord(site, facts, verdict, clock.now(), intel, null));
+  };
+
+  // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
+  app.route({
+    method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: '/_rampart/verdict',
+    handler: (request, reply) => {
+      const site = siteOf(request, true);
+      sites.markSeen(site.id);
+      const facts = factsOf(request);
+      const verdict = decide(site, facts, deps.ports);
+      log(site, facts, verdict);
+      reply.header('x-rampart-guard', verdict.guardStatus);
+      return reply.status(verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403).send();
+    },
+  });
+
+  // Plug-in-less access: the gateway posts the request and acts on the result itself.
+  app.post('/_rampart/check', (request, reply) => {
+    const site = siteOf(request, true);
+    sites.markSeen(site.id);
+    const body = request.body as { method?: unknown; uri?: unknown; host?: unknown; remoteAddr?: unknown; headers?: unknown } | null;
+    const field = (name: string, value: unknown, max: number): string => {
+      if (typeof value !== 'string' || value.length > max) {
+        throw new RampartError('VALIDATION_FAILED', `${name}: must be a string of at most ${max} characters`, { field: name });
+      }
+      return value;
+    };
+    if (typeof body !== 'object' || body === null) throw new RampartError('VALIDATION_FAILED', 'body: must be a JSON object', { field: 'body' });
+    const headers: Record<string, string> = {};
+    if (body.headers !== undefined) {
+      if (typeof body.headers !== 'object' || body.headers === null || Array.isArray(body.headers)) {
+        throw new RampartError('VALIDATION_FAILED', 'headers: must be an object of header names to values', { field: 'headers' });
+      }
+      const entries = Object.entries(body.headers as Record<string, unknown>);
+      if (entries.length > 200) throw new RampartError('VALIDATION_FAILED', 'headers: at most 200 headers', { field: 'headers' });
+      for (const [name, value] of entries) headers[name.toLowerCase()] = field(`headers.${name}`, value, 16_384);
+    }
+    const facts: RequestFacts = {
+      method: field('method', body.method ?? 'GET', 16),
+      scheme: 'http',
+      host: field('host', body.host ?? headers.host ?? '', 253),
+      uri: field('uri', body.uri, 8192),
+      protocol: 'HTTP/1.1',
+      remoteAddr: field('remoteAddr', body.remoteAddr, 64),
+      headers,
+      requestId: headers['x-request-id'] ?? '',
+    };
+    const verdict = decide(site, facts, deps.ports);
+    log(site, facts, verdict);
+    return reply.send({
+      action: verdict.action,
+      guard_status: verdict.guardStatus,
+      status: verdict.status,
+      src_ip: verdict.srcIp,
+      waf_triggered_rules: verdict.waf.ruleIds,
+    });
+  });
+
+  app.post('/_rampart/heartbeat', (request, reply) => {
+    const site = siteOf(request, true);
+    const version = (request.body as { version?: unknown } | null)?.version;
+    sites.recordHeartbeat(site.id, { version: typeof version === 'string' ? version.slice(0, 32) : '', address: request.ip });
+    return reply.status(204).send();
+  });
+
+  const page = (reply: FastifyReply, site: CompiledSite, status: number, html: string): FastifyReply =>
+    reply.status(status).header('cache-control', NO_STORE).type('text/html; charset=utf-8').send(html);
+
+  app.get('/_rampart/reload', (request, reply) => {
+    const site = siteOf(request, false);
+    return page(reply, site, site.reloadStatus, deps.probe.reloadPage(site));
+  });
+
+  app.get('/_rampart/block', (request, reply) => {
+    const site = siteOf(request, false);
+    return page(reply, site, site.blockStatus, site.blockContent);
+  });
+
+  app.get('/_rampart/probe.js', (request, reply) => {
+    const site = siteOf(request, false);
+    const mode = (request.query as { mode?: string }).mode === 'page' ? 'page' : 'reload';
+    return reply.header('cache-control', NO_STORE).type('application/javascript; charset=utf-8').send(deps.probe.script(site, mode));
+  });
+
+  app.post('/_rampart/report', (request, reply) => {
+    const site = siteOf(request, false);
+    const facts = factsOf(request);
+    const srcIp = resolveSourceIp(site, facts.headers, facts.remoteAddr);
+    const outcome = deps.probe.report(site, request.body, {
+      srcIp,
+      userAgent: header(request.headers, 'user-agent') ?? '',
+      referrer: header(request.headers, 'referer') ?? '',
+      host: facts.host,
+    });
+    logStore.append(detectionLogName(site.id), outcome.detectionRecord);
+    for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie);
+    return reply.status(outcome.status).header('cache-control', NO_STORE).send(outcome.body);
+  });
+
+  return app;
+}

@@ -1,0 +1,10 @@
+/**
+ * Gateways: the gateway API server (nginx auth_request verdicts, plug-in-less checks, heartbeats,
+ * the browser probe's endpoints, reload and block responses) and the nginx plugin bundle.
+ */
+export { buildGatewayServer, accessLogName, detectionLogName, GATEWAY_BODY_LIMIT } from './gateway-server.ts';
+export type { GatewayDeps, IntelPort, ProbePort, ProbeOutcome } from './gateway-server.ts';
+export { pluginBundle, DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';
+export type { BundleInput } from './nginx-bundle.ts';
+export { tarGz } from './tar.ts';
+export type { TarEntry } from './tar.ts';

@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pluginBundle, tarGz } from '#engine/gateways';
+import { siteInputSchema } from '#engine/sites';
+import type { SiteRecord } from '#engine/config-store';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rampart-bundle-'));
+});
+afterEach(() => rm(dir, { recursive: true, force: true }));
+
+const site: SiteRecord = {
+  ...siteInputSchema.parse({ name: 'Shop', domain: 'shop.example.com', runMode: 'block', accessMethod: 'plugin' }),
+  id: 'site_abc123',
+  createdAt: 0,
+  updatedAt: 0,
+};
+
+async function extract(archive: Buffer): Promise<string> {
+  const file = join(dir, 'bundle.tar.gz');
+  await writeFile(file, archive);
+  execFileSync('tar', ['xzf', file, '-C', dir]);
+  return join(dir, 'rampart-nginx-site_abc123');
+}
+
+describe('tar writer', () => {
+  it('writes archives that tar reads back byte for byte, with modes', async () => {
+    const binary = Buffer.from(Array.from({ length: 1500 }, (_, i) => i % 256));
+    const out = await extract(
+      tarGz(
+        [
+          { name: 'rampart-nginx-site_abc123/a.txt', content: 'hello\n' },
+          { name: 'rampart-nginx-site_abc123/b.bin', content: binary, mode: 0o755 },
+        ],
+        Date.UTC(2026, 0, 1),
+      ),
+    );
+    expect(await readFile(join(out, 'a.txt'), 'utf8')).toBe('hello\n');
+    expect(await readFile(join(out, 'b.bin'))).toEqual(binary);
+    expect((await stat(join(out, 'b.bin'))).mode & 0o777).toBe(0o755);
+  });
+
+  it('refuses absolute and parent-directory names', () => {
+    expect(() => tarGz([{ name: '/etc/passwd', content: '' }], 0)).toThrow(/unsupported/);
+    expect(() => tarGz([{ name: 'a/../../b', content: '' }], 0)).toThrow(/unsupported/);
+  });
+});
+
+describe('nginx plugin bundle', () => {
+  it('carries the nginx snippets, config.json with the default interval, the keeper and a README', async () => {
+    const { fileName, content } = pluginBundle({ site, accessKey: 'KEY-123', engineAddress: '10.0.0.2:9081', version: '0.1.0', now: 0 });
+    expect(fileName).toBe('rampart-nginx-site_abc123.tar.gz');
+    const out = await extract(content);
+    const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8')) as Record<string, unknown>;
+    expect(config).toMatchObject({
+      engine: { address: '10.0.0.2:9081' },
+      site: { site_id: 'site_abc123', domain: 'shop.example.com' },
+      access_key: 'KEY-123',
+      http: { interval_in_seconds: 3 },
+    });
+    const siteConf = await readFile(join(out, 'rampart-site.conf'), 'utf8');
+    expect(siteConf).toContain('proxy_pass http://rampart_engine/_rampart/verdict;');
+    expect(siteConf).toContain('proxy_set_header X-Rampart-Key "KEY-123";');
+    expect(siteConf).toContain('rewrite ^ /_rampart/reload break;');
+    expect(siteConf).toContain('proxy_set_header X-Request-Id $request_id;');
+    const protect = await readFile(join(out, 'rampart-protect.conf'), 'utf8');
+    expect(protect).toMatch(/auth_request \/_rampart_verdict;[\s\S]*error_page 401 = @rampart_reload;[\s\S]*error_page 403 = @rampart_block;/);
+    expect(protect).toContain('proxy_hide_header Server;');
+    expect(await readFile(join(out, 'rampart-upstream.conf'), 'utf8')).toContain('server 10.0.0.2:9081;');
+    expect((await stat(join(out, 'rampart-keeper.sh'))).mode & 0o111).not.toBe(0);
+    expect((await stat(join(out, 'config.json'))).mode & 0o077).toBe(0);
+    expect(await readFile(join(out, 'README.md'), 'utf8')).toContain('interval_in_seconds');
+  });
+
+  it('escapes quotes and dollars in the Access Key', async () => {
+    const out = await extract(pluginBundle({ site, accessKey: 'a"b$c', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain('X-Rampart-Key "a\\"b\\$c";');
+  });
+});
