@@ -1,7 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
-import { importX } from 'eslint-plugin-import-x';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import svelteConfig from './renderer/svelte.config.js';
 
@@ -37,7 +37,7 @@ export default tseslint.config(
       ],
     },
     settings: {
-      'import-x/resolver': { node: true },
+      'import-x/resolver-next': [createNodeResolver()],
     },
   },
   {

@@ -23,6 +23,7 @@ export class AccountsPage {
     await modal.getByText(role, { exact: false }).first().click();
     await modal.getByLabel('E-mail').fill(email);
     await modal.getByLabel('E-mail').press('Enter');
+    await this.page.getByTestId('create-account-modal').waitFor({ state: 'hidden' });
     await this.row(email).waitFor();
   }
 

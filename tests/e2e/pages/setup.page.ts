@@ -10,8 +10,9 @@ export class SetupPage {
     await this.page.locator('#setup-confirm').fill(confirm);
   }
 
-  ruleMet(rule: 'length' | 'classes'): Promise<boolean> {
-    return this.page.getByTestId(`rule-${rule}`).evaluate((el) => el.classList.contains('ok'));
+  async ruleMet(rule: 'length' | 'classes'): Promise<boolean> {
+    const classes = (await this.page.getByTestId(`rule-${rule}`).getAttribute('class')) ?? '';
+    return classes.split(/\s+/).includes('ok');
   }
 
   async submit(): Promise<void> {

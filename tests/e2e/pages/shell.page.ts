@@ -27,8 +27,9 @@ export class ShellPage {
   }
 
   async openMenu(parent: string, child: string): Promise<void> {
-    const menu = this.page.getByRole('button', { name: parent });
+    const nav = this.sideNav();
+    const menu = nav.getByRole('button', { name: parent, exact: true });
     if ((await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
-    await this.page.getByRole('link', { name: child }).click();
+    await nav.getByRole('link', { name: child, exact: true }).click();
   }
 }

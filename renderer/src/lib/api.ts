@@ -1,0 +1,141 @@
+/**
+ * The console's one way to the engine API: JSON in and out, the CSRF header on every write of a
+ * signed-in client, and failures as a typed ApiError carrying the engine's stable code.
+ */
+import type {
+  AccountList,
+  AccountView,
+  LicenceView,
+  LinkDelivery,
+  LinkInfo,
+  PurchaseRecord,
+  Role,
+  SessionView,
+  SystemVersion,
+} from './api-types.ts';
+
+export const API_BASE = '/api/v1';
+
+export type ErrorParams = Readonly<Record<string, string | number | boolean>>;
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly field: string | undefined;
+  readonly params: ErrorParams;
+
+  constructor(status: number, code: string, message: string, field?: string, params: ErrorParams = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.field = field;
+    this.params = params;
+  }
+}
+
+/** A network failure (engine stopped, connection refused) gets its own code so it can be translated. */
+export const NETWORK_ERROR = 'NETWORK';
+
+interface ErrorBody {
+  error?: { code?: unknown; message?: unknown; field?: unknown; params?: unknown };
+}
+
+function toApiError(status: number, body: unknown): ApiError {
+  const e = (body as ErrorBody | null)?.error;
+  if (e && typeof e.code === 'string') {
+    const params = typeof e.params === 'object' && e.params !== null ? (e.params as ErrorParams) : {};
+    return new ApiError(status, e.code, typeof e.message === 'string' ? e.message : e.code, typeof e.field === 'string' ? e.field : undefined, params);
+  }
+  return new ApiError(status, status >= 500 ? 'INTERNAL' : 'UNKNOWN', `HTTP ${status}`);
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface ApiClientOptions {
+  /** Called when a signed-in request answers 401: the session ended (expired, signed out elsewhere). */
+  onSessionLost?: (error: ApiError) => void;
+}
+
+export class ApiClient {
+  csrfToken: string | null = null;
+  readonly #options: ApiClientOptions;
+
+  constructor(options: ApiClientOptions = {}) {
+    this.#options = options;
+  }
+
+  async request<T>(method: Method, path: string, body?: unknown, { quiet401 = false } = {}): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (method !== 'GET' && this.csrfToken) headers['X-CSRF-Token'] = this.csrfToken;
+    let response: Response;
+    try {
+      response = await fetch(API_BASE + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        credentials: 'same-origin',
+      });
+    } catch (cause) {
+      throw new ApiError(0, NETWORK_ERROR, cause instanceof Error ? cause.message : 'network error');
+    }
+    if (response.status === 204) return undefined as T;
+    const parsed = parseJson(await response.text());
+    if (!response.ok) {
+      const error = toApiError(response.status, parsed);
+      if (response.status === 401 && !quiet401 && this.csrfToken !== null) this.#options.onSessionLost?.(error);
+      throw error;
+    }
+    return parsed as T;
+  }
+
+  // Session and first-run setup
+  setupStatus = () => this.request<{ needed: boolean }>('GET', '/setup');
+  completeSetup = (email: string, password: string) => this.request<SessionView>('POST', '/setup', { email, password });
+  session = () => this.request<SessionView>('GET', '/session', undefined, { quiet401: true });
+  signIn = (email: string, password: string) => this.request<SessionView>('POST', '/session', { email, password });
+  signOut = () => this.request<undefined>('DELETE', '/session', undefined, { quiet401: true });
+  inspectLink = (token: string) => this.request<LinkInfo>('POST', '/links/inspect', { token });
+  completeLink = (token: string, password: string) => this.request<undefined>('POST', '/links/complete', { token, password });
+
+  // My account and system
+  me = () => this.request<AccountView>('GET', '/me');
+  changeMyPassword = (currentPassword: string, newPassword: string) =>
+    this.request<undefined>('PUT', '/me/password', { currentPassword, newPassword });
+  systemVersion = () => this.request<SystemVersion>('GET', '/system/version');
+
+  // Accounts (administrator)
+  listAccounts = (filter: { activation?: 'pending' | 'activated'; enabled?: boolean; limit?: number; cursor?: string }) => {
+    const q = new URLSearchParams();
+    if (filter.activation) q.set('activation', filter.activation);
+    if (filter.enabled !== undefined) q.set('enabled', String(filter.enabled));
+    if (filter.limit !== undefined) q.set('limit', String(filter.limit));
+    if (filter.cursor) q.set('cursor', filter.cursor);
+    const qs = q.toString();
+    return this.request<AccountList>('GET', `/accounts${qs ? `?${qs}` : ''}`);
+  };
+  createAccount = (email: string, role: Role) =>
+    this.request<{ account: AccountView; delivery: LinkDelivery }>('POST', '/accounts', { email, role });
+  resendActivation = (id: string) => this.request<LinkDelivery>('POST', `/accounts/${encodeURIComponent(id)}/activation-email`);
+  disableAccount = (id: string) => this.request<AccountView>('POST', `/accounts/${encodeURIComponent(id)}/disable`);
+  enableAccount = (id: string) => this.request<AccountView>('POST', `/accounts/${encodeURIComponent(id)}/enable`);
+  changeRole = (id: string, role: Role) => this.request<AccountView>('PUT', `/accounts/${encodeURIComponent(id)}/role`, { role });
+  resetPassword = (id: string) => this.request<LinkDelivery>('POST', `/accounts/${encodeURIComponent(id)}/password-reset`);
+  deleteAccount = (id: string) => this.request<undefined>('DELETE', `/accounts/${encodeURIComponent(id)}`);
+
+  // Licence (administrator)
+  licence = () => this.request<LicenceView>('GET', '/licence');
+  importLicence = (content: string) => this.request<LicenceView>('POST', '/licence', { content });
+  purchases = () => this.request<{ items: PurchaseRecord[] }>('GET', '/licence/purchases');
+  renewPurchase = (orderNumber: string) => this.request<undefined>('POST', `/licence/purchases/${encodeURIComponent(orderNumber)}/renew`);
+}

@@ -1,0 +1,42 @@
+/**
+ * Turns an engine failure into the sentence a person reads, in the current language: the code is
+ * translated, the field named by its label, and rate limits say why and when to retry.
+ */
+import { ApiError, NETWORK_ERROR } from './api.ts';
+import { isMessageKey, t } from './i18n.svelte.ts';
+
+export function fieldLabel(field: string | undefined): string {
+  if (!field) return '';
+  const key = `field.${field}`;
+  return isMessageKey(key) ? t(key) : field;
+}
+
+/** The server message without its leading `field: `, used as a detail where no better text exists. */
+function detailOf(error: ApiError): string {
+  const prefix = error.field ? `${error.field}: ` : '';
+  return prefix && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+export function errorMessage(error: unknown): string {
+  if (!(error instanceof ApiError)) return t('error.INTERNAL');
+  if (error.code === 'RATE_LIMITED') {
+    const seconds = Number(error.params.retryAfterSeconds ?? 60);
+    const reasonKey = `rateLimit.${String(error.params.reason ?? 'other')}`;
+    return t(isMessageKey(reasonKey) ? reasonKey : 'rateLimit.other', { seconds });
+  }
+  if (error.code === NETWORK_ERROR) return t('error.NETWORK');
+  const key = `error.${error.code}`;
+  if (!isMessageKey(key)) return t('error.UNKNOWN', { detail: `HTTP ${error.status}: ${error.message}` });
+  return t(key, {
+    ...error.params,
+    field: fieldLabel(error.field),
+    detail: detailOf(error),
+    min: error.params.min ?? 8,
+    max: error.params.max ?? 16,
+  });
+}
+
+/** The field a server error belongs to, if the form shows that field. */
+export function errorField(error: unknown, fields: readonly string[]): string | undefined {
+  return error instanceof ApiError && error.field && fields.includes(error.field) ? error.field : undefined;
+}

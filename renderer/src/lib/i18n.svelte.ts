@@ -1,0 +1,55 @@
+/**
+ * The console language: English or Simplified Chinese, chosen in the top bar, kept in localStorage,
+ * first guessed from navigator.language. `t` reads the reactive locale, so texts follow a switch.
+ */
+import { en, type MessageKey, type Messages } from '$i18n/en.ts';
+import { zhCN } from '$i18n/zh-CN.ts';
+
+export type { MessageKey };
+export type Locale = 'en' | 'zh-CN';
+export const LOCALES: readonly Locale[] = ['en', 'zh-CN'];
+const STORAGE_KEY = 'rampart.locale';
+
+const CATALOGUES: Record<Locale, Messages> = { en, 'zh-CN': zhCN };
+
+export type TextParams = Readonly<Record<string, string | number | boolean>>;
+
+function initialLocale(): Locale {
+  try {
+    const stored = localStorage.getItem(STORAGE_KEY);
+    if (stored === 'en' || stored === 'zh-CN') return stored;
+  } catch {
+    // Storage may be unavailable (private mode); fall back to the browser language.
+  }
+  return navigator.language.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en';
+}
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}
+
+export class I18n {
+  locale = $state<Locale>(initialLocale());
+
+  constructor() {
+    document.documentElement.lang = this.locale;
+  }
+
+  set(locale: Locale): void {
+    this.locale = locale;
+    document.documentElement.lang = locale;
+    try {
+      localStorage.setItem(STORAGE_KEY, locale);
+    } catch {
+      // Not persisted; the choice still applies to this page.
+    }
+  }
+
+  t = (key: MessageKey, params: TextParams = {}): string => {
+    const text = CATALOGUES[this.locale][key];
+    return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  };
+}
+
+export const i18n = new I18n();
+export const t = i18n.t;

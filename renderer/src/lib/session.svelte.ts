@@ -1,0 +1,105 @@
+/**
+ * Who is signed in. The session cookie is HttpOnly, so the console learns its state from
+ * GET /session (401: not signed in) and GET /setup (first-run setup still needed). The CSRF token of
+ * the session view goes on every write through the shared ApiClient.
+ */
+import { SvelteSet } from 'svelte/reactivity';
+import type { ApiClient, ApiError } from './api.ts';
+import type { MenuItem, SessionView } from './api-types.ts';
+import type { MessageKey } from './i18n.svelte.ts';
+
+export type SessionState = 'loading' | 'setup' | 'signedOut' | 'signedIn' | 'unreachable';
+
+export class SessionStore {
+  state = $state<SessionState>('loading');
+  view = $state<SessionView | null>(null);
+  /** A message for the sign-in page: why the person is there (session expired, signed out...). */
+  notice = $state<MessageKey | null>(null);
+  readonly #api: ApiClient;
+
+  constructor(api: ApiClient) {
+    this.#api = api;
+  }
+
+  get navigation(): MenuItem[] {
+    return this.view?.navigation ?? [];
+  }
+
+  /** Every menu path the session may open, children included. */
+  get allowedPaths(): Set<string> {
+    const paths = new SvelteSet<string>();
+    const walk = (items: MenuItem[]): void => {
+      for (const item of items) {
+        paths.add(item.path);
+        if (item.children) walk(item.children);
+      }
+    };
+    walk(this.navigation);
+    return paths;
+  }
+
+  async load(): Promise<void> {
+    try {
+      this.#signedIn(await this.#api.session());
+    } catch (error) {
+      if ((error as ApiError).status === 401) {
+        await this.#signedOutOrSetup();
+      } else {
+        this.state = 'unreachable';
+      }
+    }
+  }
+
+  async signIn(email: string, password: string): Promise<void> {
+    this.#signedIn(await this.#api.signIn(email, password));
+    this.notice = null;
+  }
+
+  async completeSetup(email: string, password: string): Promise<void> {
+    this.#signedIn(await this.#api.completeSetup(email, password));
+  }
+
+  async signOut(): Promise<void> {
+    try {
+      await this.#api.signOut();
+    } finally {
+      this.#clear('signIn.signedOut');
+    }
+  }
+
+  /** The engine answered 401 to a signed-in request: the session is gone. */
+  lost(error: ApiError): void {
+    if (this.state !== 'signedIn') return;
+    this.#clear(error.code === 'SESSION_EXPIRED' ? 'signIn.sessionExpired' : 'error.UNAUTHENTICATED');
+  }
+
+  /** After a password change made elsewhere, or a visit to a link page: start from the sign-in page. */
+  expectSignIn(notice: MessageKey | null): void {
+    this.view = null;
+    this.#api.csrfToken = null;
+    this.notice = notice;
+    this.state = 'signedOut';
+  }
+
+  #clear(notice: MessageKey): void {
+    this.view = null;
+    this.#api.csrfToken = null;
+    this.notice = notice;
+    this.state = 'signedOut';
+  }
+
+  #signedIn(view: SessionView): void {
+    this.view = view;
+    this.#api.csrfToken = view.csrfToken;
+    this.state = 'signedIn';
+  }
+
+  async #signedOutOrSetup(): Promise<void> {
+    try {
+      const { needed } = await this.#api.setupStatus();
+      this.state = needed ? 'setup' : 'signedOut';
+    } catch {
+      this.state = 'unreachable';
+    }
+  }
+}
