@@ -44,7 +44,10 @@ const [BEFORE, AFTER] = (() => {
  * safe inside an inline `<script>` too.
  */
 export function scriptLiteral(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The probe script text, ES3, configured for one site and one purpose. */

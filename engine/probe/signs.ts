@@ -52,4 +52,5 @@ export function isSignName(name: string): name is SignName {
 }
 
 /** User-agent fragments of headless browsers and scripted engines, shared by the probe and the server. */
-export const HEADLESS_UA_PATTERN = /HeadlessChrome|PhantomJS|SlimerJS|HtmlUnit|Headless|jsdom|Puppeteer|Playwright|Zombie\.js|CasperJS/i;
+export const HEADLESS_UA_PATTERN =
+  /HeadlessChrome|PhantomJS|SlimerJS|HtmlUnit|Headless|jsdom|Puppeteer|Playwright|Zombie\.js|CasperJS/i;

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { RampartError, cryptoRandom, type Clock, type Random } from '#engine/shared';
 import { decodeDeviceId, deriveKey, tag32 } from './keys.ts';
 
@@ -20,6 +20,25 @@ export type TokenCheck =
   | { kind: 'expired'; deviceId: string };
 
 export type TokenInvalidReason = 'oversized' | 'malformed' | 'version' | 'wrong_site' | 'ip_mismatch' | 'signature';
+
+export interface TokenServiceOptions {
+  random?: Random;
+  /**
+   * Tokens whose MAC has been checked are remembered (up to this many; 0 turns it off): a browser
+   * sends the same token with every request of its lifetime, and a hit skips the two SHA-256
+   * runs. A hit still checks the site, the IP (when locked) and the expiry.
+   */
+  verifiedCacheSize?: number;
+}
+
+interface Verified {
+  siteId: string;
+  ip: string | null;
+  deviceId: string;
+  issuedAt: number;
+  expiresAt: number;
+  bot: boolean;
+}
 
 export type DeviceIdCheck = { kind: 'valid'; deviceId: string } | { kind: 'missing' } | { kind: 'invalid' };
 
@@ -59,20 +78,37 @@ export class TokenService {
   readonly #tokenKey: Buffer;
   readonly #deviceKey: Buffer;
   readonly #tagSalt: number;
+  // HMAC by hand with one-shot hashes into preallocated buffers: createHmac builds an object per
+  // call and costs about as much again. Synchronous use only, so sharing the buffers is safe.
+  readonly #inner = Buffer.alloc(64 + BODY + 256);
+  readonly #outer = Buffer.alloc(64 + 32);
+  readonly #decoded = Buffer.alloc(TOKEN_BYTES + 3);
+
+  readonly #random: Random;
+  readonly #cacheSize: number;
+  readonly #verified = new Map<string, Verified>();
 
   constructor(
     secret: Buffer,
     private readonly clock: Clock,
-    private readonly random: Random = cryptoRandom,
+    options: TokenServiceOptions = {},
   ) {
+    this.#random = options.random ?? cryptoRandom;
+    this.#cacheSize = options.verifiedCacheSize ?? 10_000;
     this.#tokenKey = deriveKey(secret, 'token');
     this.#deviceKey = deriveKey(secret, 'device');
     this.#tagSalt = deriveKey(secret, 'tag').readUInt32BE(0);
+    for (let i = 0; i < 64; i++) {
+      const k = this.#tokenKey[i] ?? 0; // the derived key is 32 bytes, zero-padded to the block
+      this.#inner[i] = k ^ 0x36;
+      this.#outer[i] = k ^ 0x5c;
+    }
   }
 
   issue(input: IssueTokenInput): string {
     const device = decodeDeviceId(input.deviceId);
-    if (!device) throw new RampartError('VALIDATION_FAILED', 'The device id is not one newDeviceId made.', { field: 'deviceId' });
+    if (!device)
+      throw new RampartError('VALIDATION_FAILED', 'The device id is not one newDeviceId made.', { field: 'deviceId' });
     if (!Number.isInteger(input.ttlSeconds) || input.ttlSeconds < 1 || input.ttlSeconds > 0xffffffff) {
       throw new RampartError('VALIDATION_FAILED', 'The token lifetime must be a whole number of seconds, at least 1.', {
         field: 'ttlSeconds',
@@ -96,28 +132,61 @@ export class TokenService {
     if (token === undefined || token === null || token === '') return { kind: 'missing' };
     if (typeof token !== 'string') return { kind: 'invalid', reason: 'malformed' };
     if (token.length > MAX_TOKEN_LENGTH) return { kind: 'invalid', reason: 'oversized' };
-    if (token.length !== TOKEN_CHARS || !TOKEN_SHAPE.test(token)) return { kind: 'invalid', reason: 'malformed' };
-    const buf = Buffer.from(token, 'base64url');
-    if (buf.length !== TOKEN_BYTES) return { kind: 'invalid', reason: 'malformed' };
+    if (token.length !== TOKEN_CHARS) return { kind: 'invalid', reason: 'malformed' };
+    const known = this.#verified.get(token);
+    if (known !== undefined && known.siteId === context.siteId && (known.ip === null || known.ip === context.ip)) {
+      if (this.clock.now() >= known.expiresAt) return { kind: 'expired', deviceId: known.deviceId };
+      return {
+        kind: 'valid',
+        deviceId: known.deviceId,
+        issuedAt: known.issuedAt,
+        expiresAt: known.expiresAt,
+        bot: known.bot,
+      };
+    }
+    if (!TOKEN_SHAPE.test(token)) return { kind: 'invalid', reason: 'malformed' };
+    const buf = this.#decoded;
+    if (buf.write(token, 0, 'base64url') !== TOKEN_BYTES) return { kind: 'invalid', reason: 'malformed' };
     if (buf[0] !== VERSION) return { kind: 'invalid', reason: 'version' };
     const flags = buf[1] ?? 0;
     const locked = (flags & FLAG_IP) !== 0;
     const expected = this.#mac(buf, context.siteId, locked ? context.ip : '');
-    if (!timingSafeEqual(buf.subarray(BODY), expected.subarray(0, MAC))) {
+    if (!timingSafeEqual(buf.subarray(BODY, TOKEN_BYTES), expected.subarray(0, MAC))) {
       // Only on failure: the tags say which binding did not hold.
-      if (buf.readUInt32BE(28) !== tag32(this.#tagSalt, context.siteId)) return { kind: 'invalid', reason: 'wrong_site' };
-      if (locked && buf.readUInt32BE(32) !== tag32(this.#tagSalt, context.ip)) return { kind: 'invalid', reason: 'ip_mismatch' };
+      if (buf.readUInt32BE(28) !== tag32(this.#tagSalt, context.siteId))
+        return { kind: 'invalid', reason: 'wrong_site' };
+      if (locked && buf.readUInt32BE(32) !== tag32(this.#tagSalt, context.ip))
+        return { kind: 'invalid', reason: 'ip_mismatch' };
       return { kind: 'invalid', reason: 'signature' };
     }
     const deviceId = buf.toString('base64url', 12, 28);
     const issuedAt = buf.readUIntBE(2, 6);
     const expiresAt = issuedAt + buf.readUInt32BE(8) * 1000;
+    const bot = (flags & FLAG_BOT) !== 0;
     if (this.clock.now() >= expiresAt) return { kind: 'expired', deviceId };
-    return { kind: 'valid', deviceId, issuedAt, expiresAt, bot: (flags & FLAG_BOT) !== 0 };
+    this.#remember(token, {
+      siteId: context.siteId,
+      ip: locked ? context.ip : null,
+      deviceId,
+      issuedAt,
+      expiresAt,
+      bot,
+    });
+    return { kind: 'valid', deviceId, issuedAt, expiresAt, bot };
+  }
+
+  #remember(token: string, entry: Verified): void {
+    if (this.#cacheSize <= 0) return;
+    if (this.#verified.size >= this.#cacheSize) {
+      // Oldest first: Map keeps insertion order, and old tokens are the ones about to expire.
+      const oldest = this.#verified.keys().next();
+      if (!oldest.done) this.#verified.delete(oldest.value);
+    }
+    this.#verified.set(token, entry);
   }
 
   newDeviceId(): DeviceIdentity {
-    const raw = this.random.bytes(16);
+    const raw = this.#random.bytes(16);
     const deviceId = raw.toString('base64url');
     return { deviceId, cookieValue: `${deviceId}.${this.#deviceMac(raw)}` };
   }
@@ -134,9 +203,19 @@ export class TokenService {
     return { kind: 'valid', deviceId: raw.toString('base64url') };
   }
 
+  /** HMAC-SHA256(tokenKey, body || siteId || NUL || ip); NUL cannot occur in either, so they cannot shift. */
   #mac(buf: Buffer, siteId: string, ip: string): Buffer {
-    // A NUL cannot occur in a site id or an IP, so site and IP cannot be shifted into each other.
-    return createHmac('sha256', this.#tokenKey).update(buf.subarray(0, BODY)).update(`${siteId}\u0000${ip}`).digest();
+    const inner = this.#inner;
+    let n = 64 + BODY;
+    if ((siteId.length + ip.length + 1) * 3 > inner.length - n) {
+      return createHmac('sha256', this.#tokenKey).update(buf.subarray(0, BODY)).update(`${siteId}\u0000${ip}`).digest();
+    }
+    buf.copy(inner, 64, 0, BODY);
+    n += inner.write(siteId, n, 'utf8');
+    inner[n++] = 0;
+    n += inner.write(ip, n, 'utf8');
+    hash('sha256', inner.subarray(0, n), 'buffer').copy(this.#outer, 64);
+    return hash('sha256', this.#outer, 'buffer');
   }
 
   #deviceMac(raw: Buffer): string {

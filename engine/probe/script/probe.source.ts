@@ -319,9 +319,9 @@ function replaceDocument(html) {
 }
 
 function reloadOnce() {
-  /* Guard against a reload loop when cookies are refused: at most 3 reloads a minute per tab. */
+  /* Guard against a reload loop when cookies are refused: at most 3 reloads in 15 s per tab. */
   var raw = load('rampart_reloads'), parts = raw ? raw.split('|') : [], count = 0, first = now();
-  if (parts.length === 2 && now() - Number(parts[1]) < 60000) {
+  if (parts.length === 2 && now() - Number(parts[1]) < 15000) {
     count = Number(parts[0]) || 0;
     first = Number(parts[1]);
   }
