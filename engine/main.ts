@@ -18,6 +18,10 @@ import { LicenceService } from '#engine/licence';
 import { SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
 import { buildConsoleServer, type AnyRoute } from '#engine/api';
+import { buildGatewayServer, probePort } from '#engine/gateways';
+import { ProbeService } from '#engine/probe';
+import { createIntel, accessLogFields, type Intel } from '#engine/intel';
+import { NO_WAF_MATCH, type VerdictPorts } from '#engine/verdict';
 import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
 
 const TOKENS = {
@@ -45,6 +49,7 @@ export interface EngineOptions {
 
 export interface RunningEngine {
   consoleUrl: string;
+  gatewayUrl: string;
   version: string;
   container: DependencyContainer;
   stop(): Promise<void>;
@@ -129,20 +134,60 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     },
     { https, extraRoutes: options.extraRoutes },
   );
+  const clock = c.resolve<Clock>(TOKENS.clock);
+  const intel: Intel = await createIntel({
+    cityDb: settings.intel.cityDb,
+    ...(settings.intel.countryDb ? { countryDb: settings.intel.countryDb } : {}),
+    ...(settings.intel.asnDb ? { asnDb: settings.intel.asnDb } : {}),
+  });
+  const probe = new ProbeService({ secret: Buffer.from(configStore.data.secrets.tokenKey, 'base64url'), clock });
+  const ports: VerdictPorts = {
+    edition: settings.edition,
+    now: () => clock.now(),
+    verifyToken: (token, siteId, ip) => probe.tokens.verify(token, { siteId, ip }),
+    deviceOf: (value) => {
+      const check = probe.tokens.verifyDeviceId(value);
+      return check.kind === 'valid' ? check.deviceId : '';
+    },
+    // The threat store is filled by event-based rules, which a later module brings.
+    isBanned: () => false,
+    botTypeOf: (userAgent) => intel.lookup('', userAgent).intel.bot_type,
+    // The basic application rules (WAF) stage arrives with the rule engine; until then it passes.
+    inspect: () => NO_WAF_MATCH,
+  };
+  const gateway = await buildGatewayServer({
+    sites: c.resolve<SitesService>(TOKENS.sites),
+    logStore,
+    clock,
+    logger,
+    ports,
+    intel: {
+      lookup: (ip, userAgent) => {
+        const { _intelligence_result, ...fields } = accessLogFields(intel.lookup(ip, userAgent));
+        return { fields, result: _intelligence_result };
+      },
+    },
+    probe: probePort(probe, clock),
+    version,
+  });
+
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });
+  const gatewayAddress = await gateway.listen({ host: settings.gateway.host, port: settings.gateway.port });
   const port = new URL(address).port;
   const host = settings.console.host.includes(':') ? `[${settings.console.host}]` : settings.console.host;
   const consoleUrl = `${https ? 'https' : 'http'}://${host}:${port}`;
   logger.info({ consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version }, 'engine ready');
 
   let stopping: Promise<void> | undefined;
+  const gatewayUrl = `http://${settings.gateway.host === '0.0.0.0' ? '127.0.0.1' : settings.gateway.host}:${new URL(gatewayAddress).port}`;
   return {
     consoleUrl,
+    gatewayUrl,
     version,
     container: c,
     stop: () =>
       (stopping ??= (async () => {
-        await app.close();
+        await Promise.all([app.close(), gateway.close()]);
         await logStore.close();
         c.clearInstances();
         logger.info({}, 'engine stopped');

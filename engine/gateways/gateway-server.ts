@@ -13,7 +13,16 @@ export interface IntelPort {
 export interface ProbePort {
   script(site: CompiledSite, mode: 'reload' | 'page'): string;
   reloadPage(site: CompiledSite): string;
-  report(site: CompiledSite, body: unknown, ctx: { srcIp: string; userAgent: string; referrer: string; host: string }): ProbeOutcome;
+  report(site: CompiledSite, body: unknown, ctx: ReportContext): ProbeOutcome;
+}
+
+export interface ReportContext {
+  srcIp: string;
+  userAgent: string;
+  referrer: string;
+  host: string;
+  scheme: string;
+  cookieHeader: string | undefined;
 }
 
 export interface ProbeOutcome {
@@ -205,6 +214,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       userAgent: header(request.headers, 'user-agent') ?? '',
       referrer: header(request.headers, 'referer') ?? '',
       host: facts.host,
+      scheme: facts.scheme,
+      cookieHeader: header(request.headers, 'cookie'),
     });
     logStore.append(detectionLogName(site.id), outcome.detectionRecord);
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie);

@@ -3,7 +3,8 @@
  * the browser probe's endpoints, reload and block responses) and the nginx plugin bundle.
  */
 export { buildGatewayServer, accessLogName, detectionLogName, GATEWAY_BODY_LIMIT } from './gateway-server.ts';
-export type { GatewayDeps, IntelPort, ProbePort, ProbeOutcome } from './gateway-server.ts';
+export type { GatewayDeps, IntelPort, ProbePort, ProbeOutcome, ReportContext } from './gateway-server.ts';
+export { probePort, PROBE_SCRIPT_PATH, REPORT_PATH } from './probe-port.ts';
 export { pluginBundle, DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';
 export type { BundleInput } from './nginx-bundle.ts';
 export { tarGz } from './tar.ts';

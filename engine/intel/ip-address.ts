@@ -117,7 +117,6 @@ function parseV6(text: string, start: number, end: number, groups: Uint16Array):
       if (v4 < 0) return false;
       groups[count++] = v4 >>> 16;
       groups[count++] = v4 & 0xffff;
-      i = end;
       break;
     }
     const len = j - i;

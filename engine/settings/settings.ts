@@ -39,6 +39,9 @@ const settingsSchema = z.object({
   RAMPART_SESSION_IDLE_MINUTES: positiveInt.default(30),
   RAMPART_SESSION_ABSOLUTE_HOURS: positiveInt.default(12),
   RAMPART_LICENCE_PUBLIC_KEY: z.string().min(1).optional(),
+  RAMPART_INTEL_CITY_DB: z.string().min(1).optional(),
+  RAMPART_INTEL_COUNTRY_DB: z.string().min(1).optional(),
+  RAMPART_INTEL_ASN_DB: z.string().min(1).optional(),
   RAMPART_SMTP_HOST: z.string().min(1).optional(),
   RAMPART_SMTP_PORT: port.default(587),
   RAMPART_SMTP_SECURE: bool.default(false),
@@ -67,6 +70,8 @@ export interface Settings {
   logLevel: string;
   session: { idleMs: number; absoluteMs: number };
   licencePublicKeyFile: string | undefined;
+  /** Offline intelligence databases; city data is only used when configured (comma-separated paths). */
+  intel: { cityDb: string[]; countryDb: string | undefined; asnDb: string | undefined };
   smtp: SmtpSettings | undefined;
 }
 
@@ -165,6 +170,11 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       absoluteMs: s.RAMPART_SESSION_ABSOLUTE_HOURS * 3_600_000,
     },
     licencePublicKeyFile: s.RAMPART_LICENCE_PUBLIC_KEY,
+    intel: {
+      cityDb: (s.RAMPART_INTEL_CITY_DB ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+      countryDb: s.RAMPART_INTEL_COUNTRY_DB,
+      asnDb: s.RAMPART_INTEL_ASN_DB,
+    },
     smtp: s.RAMPART_SMTP_HOST
       ? {
           host: s.RAMPART_SMTP_HOST,

@@ -83,7 +83,7 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
     guardStatus: 'PASS',
     status: 200,
     srcIp,
-    deviceId: ports.deviceOf(cookieValue(cookies, site.identityCookieName)),
+    deviceId: '',
     listResult: '',
     botType: null,
     waf: NO_WAF_MATCH,
@@ -108,22 +108,24 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
     }
   }
 
-  const now = ports.now();
-  if (!pluginless && site.queryThreatStore && ports.isBanned(site.id, srcIp, verdict.deviceId, now)) {
+  // The token is read before the threat store so a ban can match its device; a valid token names
+  // the device itself, and only without one is the (signed) identity cookie checked.
+  const token = ports.verifyToken(cookieValue(cookies, site.tokenCookieName), site.id, srcIp);
+  verdict.deviceId =
+    token.kind === 'valid' || token.kind === 'expired' ? token.deviceId : ports.deviceOf(cookieValue(cookies, site.identityCookieName));
+
+  if (!pluginless && site.queryThreatStore && ports.isBanned(site.id, srcIp, verdict.deviceId, ports.now())) {
     return finish(site, verdict, 'REPUTATION');
   }
 
-  const token = ports.verifyToken(cookieValue(cookies, site.tokenCookieName), site.id, srcIp);
   switch (token.kind) {
     case 'missing':
       return finish(site, verdict, 'TOKEN_MISS');
     case 'invalid':
       return finish(site, verdict, 'TOKEN_INVALID');
     case 'expired':
-      verdict.deviceId ||= token.deviceId;
       return finish(site, verdict, 'TOKEN_EXPIRED');
     case 'valid':
-      verdict.deviceId = token.deviceId;
       if (token.bot && site.browserFeatureDetection) return finish(site, verdict, 'BOT');
   }
 

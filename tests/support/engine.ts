@@ -35,10 +35,13 @@ export async function startTestEngine(
 ): Promise<TestEngine> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'rampart-test-')));
   const port = await freePort();
+  const gatewayPort = await freePort();
   const settings = loadSettings({
     RAMPART_DATA: dataDir,
     RAMPART_CONSOLE_HOST: '127.0.0.1',
     RAMPART_CONSOLE_PORT: String(port),
+    RAMPART_GATEWAY_HOST: '127.0.0.1',
+    RAMPART_GATEWAY_PORT: String(gatewayPort),
     RAMPART_LOG_LEVEL: 'silent',
     ...env,
   });

@@ -14,7 +14,7 @@ afterAll(() => rm(dataDir, { recursive: true, force: true }));
 function run(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'engine/main.ts', ...args], {
-      env: { ...process.env, RAMPART_DATA: dataDir, RAMPART_LOG_LEVEL: 'silent', ...env },
+      env: { ...process.env, RAMPART_DATA: dataDir, RAMPART_LOG_LEVEL: 'silent', RAMPART_GATEWAY_HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -46,7 +46,14 @@ describe('the engine process', () => {
     const port = await freePort();
     const child = fork('engine/main.ts', [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, RAMPART_DATA: dataDir, RAMPART_CONSOLE_PORT: String(port), RAMPART_LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        RAMPART_DATA: dataDir,
+        RAMPART_CONSOLE_PORT: String(port),
+        RAMPART_GATEWAY_HOST: '127.0.0.1',
+        RAMPART_GATEWAY_PORT: String(await freePort()),
+        RAMPART_LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     const ready = await new Promise<{ type: string; consoleUrl: string }>((resolve) =>
@@ -64,7 +71,14 @@ describe('the engine process', () => {
     const port = await freePort();
     const child = fork('engine/main.ts', [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, RAMPART_DATA: dataDir, RAMPART_CONSOLE_PORT: String(port), RAMPART_LOG_LEVEL: 'silent' },
+      env: {
+        ...process.env,
+        RAMPART_DATA: dataDir,
+        RAMPART_CONSOLE_PORT: String(port),
+        RAMPART_GATEWAY_HOST: '127.0.0.1',
+        RAMPART_GATEWAY_PORT: String(await freePort()),
+        RAMPART_LOG_LEVEL: 'silent',
+      },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     await new Promise((resolve) => child.once('message', resolve));

@@ -1,0 +1,140 @@
+// Our own lists of automated clients, checked before the crawler-user-agents list. Each entry is a
+// display name and a regular expression (case-insensitive, written with non-capturing groups
+// only, since the entries are joined into one expression and found again by group number).
+//
+// The scanner list is attack and vulnerability tooling (the facts behind OWASP CRS's
+// scanners-user-agents.data plus current tools). Benign security services that crawler-user-agents
+// tags "scanner" (certificate validators, SSL Labs, cookie-consent checkers) are deliberately not
+// here: an anti-bot rule that blocks "scanners" must not block Let's Encrypt's validation.
+
+export type NamedPattern = readonly [name: string, source: string];
+
+export const SCANNERS: readonly NamedPattern[] = [
+  ['sqlmap', 'sqlmap'],
+  ['Nikto', '\\bnikto'],
+  ['Nmap', 'nmap (?:scripting engine|nse)|nmap-nse|\\bnmap\\b'],
+  ['masscan', 'masscan'],
+  ['zgrab', 'zgrab'],
+  ['Nuclei', '\\bnuclei\\b'],
+  ['Acunetix', 'acunetix|acunetix-wvs'],
+  ['WPScan', 'wpscan'],
+  ['DirBuster', 'dirbuster'],
+  ['Gobuster', 'gobuster'],
+  ['ffuf', 'fuzz faster u fool|\\bffuf\\b'],
+  ['Wfuzz', '\\bwfuzz'],
+  ['Nessus', '\\bnessus|\\.nasl\\b'],
+  ['OpenVAS', 'openvas'],
+  ['w3af', 'w3af'],
+  ['Arachni', 'arachni'],
+  ['Burp Suite', 'burpcollaborator|burp ?suite'],
+  ['OWASP ZAP', 'owasp[ _-]?zap|zaproxy'],
+  ['Netsparker', 'netsparker|invicti'],
+  ['WebInspect', 'webinspect'],
+  ['Qualys', 'qualysguard|qualys(?:was|scanner)'],
+  ['Havij', '\\bhavij'],
+  ['sqlninja', 'sqlninja'],
+  ['bsqlbf', 'bsqlbf'],
+  ['Pangolin', '\\bpangolin'],
+  ['Paros', '\\bparos/'],
+  ['Grendel-Scan', 'grendel-scan'],
+  ['Vega', '\\bvega/'],
+  ['WhatWeb', 'whatweb'],
+  ['Jorgee', 'jorgee'],
+  ['ZmEu', 'zmeu'],
+  ['Morfeus', 'morfeus'],
+  ['commix', '\\bcommix'],
+  ['DotDotPwn', 'dotdotpwn'],
+  ['Brutus', '\\bbrutus'],
+  ['N-Stealth', 'n-stealth'],
+  ['Nsauditor', 'nsauditor'],
+  ['webshag', 'webshag'],
+  ['WebVulnScan', 'webvulnscan'],
+  ['skipfish', 'skipfish'],
+  ['Wapiti', '\\bwapiti'],
+  ['XSStrike', 'xsstrike'],
+  ['Dirsearch', 'dirsearch'],
+  ['feroxbuster', 'feroxbuster'],
+  ['Nimbostratus', 'nimbostratus'],
+  ['struts-pwn', 'struts-pwn'],
+  ['Detectify', '\\bdetectify'],
+  ['l9scan', '\\bl9(?:scan|explore|tcpid)'],
+  ['CensysInspect', 'censysinspect'],
+  ['Expanse', 'expanse, a palo alto networks company'],
+  ['InternetMeasurement', 'internet-measurement|internetmeasurement'],
+  ['Shodan', 'shodan'],
+  ['Scanner', '\\b(?:security|vulnerability|vuln) ?scan(?:ner)?\\b'],
+];
+
+export const SCRIPT_TOOLS: readonly NamedPattern[] = [
+  ['curl', '^curl/|\\blibcurl\\b|^curl\\b'],
+  ['Wget', '^wget\\b|\\bwget/'],
+  ['python-requests', 'python-requests'],
+  ['python-urllib', 'python-urllib'],
+  ['python-httpx', 'python-httpx'],
+  ['aiohttp', '\\baiohttp/'],
+  ['Go-http-client', 'go-http-client'],
+  ['Java', '^java/|\\bjava/\\d'],
+  ['okhttp', '\\bokhttp/'],
+  ['Apache-HttpClient', 'apache-httpclient|jakarta commons-httpclient'],
+  ['AsyncHttpClient', '^ahc/|async-http-client'],
+  ['libwww-perl', 'libwww-perl|\\blwp::simple|lwp-trivial'],
+  ['axios', '^axios/|\\baxios/'],
+  ['node-fetch', 'node-fetch'],
+  ['undici', '\\bundici\\b'],
+  ['Node.js', '^node$|^node/|^node\\.js/'],
+  ['got', 'sindresorhus/got|^got\\b'],
+  ['PostmanRuntime', 'postmanruntime'],
+  ['HTTPie', '^httpie/'],
+  ['Insomnia', '^insomnia/'],
+  ['Guzzle', 'guzzlehttp'],
+  ['PHP', '^php/|\\bphp-curl-class'],
+  ['Ruby', '^ruby$|^ruby/|\\bfaraday v|\\brest-client/|\\btyphoeus'],
+  ['PowerShell', 'windowspowershell|\\bpowershell/'],
+  ['WinHttp', '\\bwinhttp'],
+  ['RestSharp', 'restsharp'],
+  ['Dart', '^dart/'],
+  ['Deno', '^deno/'],
+  ['Bun', '^bun/'],
+  ['reqwest', '\\breqwest/'],
+  ['fasthttp', '\\bfasthttp'],
+  ['Mechanize', 'mechanize'],
+  ['httpunit', 'httpunit'],
+  ['HeadlessChrome', 'headlesschrome'],
+  ['PhantomJS', 'phantomjs'],
+  ['Puppeteer', 'puppeteer'],
+  ['Playwright', '\\bplaywright'],
+  ['Selenium', '\\bselenium'],
+];
+
+export const SEARCH_ENGINES: readonly NamedPattern[] = [
+  [
+    'Googlebot',
+    'googlebot|adsbot-google|mediapartners-google|storebot-google|google-inspectiontool|googleother|apis-google|feedfetcher-google',
+  ],
+  ['Bingbot', 'bingbot|\\bmsnbot|bingpreview|\\badidxbot'],
+  ['Baiduspider', 'baiduspider'],
+  ['YandexBot', 'yandex(?:[a-z]*bot|images|metrika|accessibilitybot)'],
+  ['DuckDuckBot', 'duckduckbot|duckassistbot'],
+  ['Sogou', 'sogou (?:web|inst|pic|news|orion) spider|sogou'],
+  ['360Spider', '360spider|haosouspider'],
+  ['Bytespider', 'bytespider'],
+  ['Applebot', 'applebot'],
+  ['Yahoo! Slurp', 'yahoo! slurp|\\bslurp\\b'],
+  ['SeznamBot', 'seznambot'],
+  ['Naver', '\\byeti/|naverbot'],
+  ['Daum', '\\bdaum(?:oa|\\b)'],
+  ['coccoc', 'coccocbot'],
+  ['PetalBot', 'petalbot'],
+  ['Qwant', 'qwantify|qwantbot'],
+  ['MojeekBot', 'mojeekbot'],
+  ['YisouSpider', 'yisouspider'],
+  ['Sosospider', 'sosospider'],
+  ['Exabot', '\\bexabot'],
+];
+
+/**
+ * Crawler frameworks that crawler-user-agents files under "http-library": they crawl, so they are
+ * other crawlers rather than script tools.
+ */
+export const CRAWLER_FRAMEWORKS =
+  /^(?:Scrapy|HTTrack|crawler4j|SimpleCrawler|phpcrawl|larbin|colly|newspaper\\\/|trafilatura|Download Ninja|GoParserBot|rawweb-bot)$/;
