@@ -70,6 +70,10 @@ const globalView = z.object({
   ipLock: z.boolean(),
 });
 
+const antiBotInput = z
+  .object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() })
+  .strict();
+
 const withStatus = (sites: SitesService, site: SiteRecord) => ({ ...site, status: sites.status(site.id) });
 
 export function siteRoutes(deps: ApiDeps): AnyRoute[] {
@@ -168,6 +172,21 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
           now: Date.now(),
         });
         return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
+      },
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/sites/:id/anti-bot',
+      operationId: 'updateSiteAntiBot',
+      summary: 'Anti-bot rules of a site (edition B): master switch and per-type switches',
+      tag: 'rules',
+      access: MANAGERS,
+      params: idParams,
+      body: antiBotInput,
+      response: siteView,
+      handler: async ({ params, body }) => {
+        const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = sites.get(params.id);
+        return withStatus(sites, await sites.update(params.id, { ...settings, antiBot: body }));
       },
     }),
     defineRoute({

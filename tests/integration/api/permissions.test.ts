@@ -47,6 +47,7 @@ const TABLE: Record<string, Access> = {
   deleteSite: 'manager',
   getSiteGlobal: 'manager',
   downloadSitePlugin: 'manager',
+  updateSiteAntiBot: 'manager',
   updateSiteGlobal: 'manager',
   rotateAccessKey: 'manager',
 };
