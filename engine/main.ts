@@ -51,6 +51,7 @@ export interface RunningEngine {
   consoleUrl: string;
   gatewayUrl: string;
   version: string;
+  logStore: LogStore;
   container: DependencyContainer;
   stop(): Promise<void>;
 }
@@ -184,6 +185,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     consoleUrl,
     gatewayUrl,
     version,
+    logStore,
     container: c,
     stop: () =>
       (stopping ??= (async () => {
