@@ -87,3 +87,92 @@ export interface SystemVersion {
   edition: Edition;
   node: string;
 }
+
+export type RunMode = 'pass' | 'monitor' | 'block';
+export const RUN_MODES: readonly RunMode[] = ['pass', 'monitor', 'block'];
+export type AccessMethod = 'plugin' | 'pluginless' | 'cname' | 'bypass';
+/** The access methods each edition offers (the engine refuses the others). */
+export const ACCESS_METHODS: Readonly<Record<Edition, readonly AccessMethod[]>> = { A: ['plugin', 'pluginless'], B: ['cname', 'plugin', 'bypass'] };
+export type ListMode = 'all' | 'only_listed' | 'except_listed';
+export const LIST_MODES: readonly ListMode[] = ['all', 'only_listed', 'except_listed'];
+export type SourceIpMode = 'default' | 'x_real_ip' | 'xff' | 'custom';
+export const SOURCE_IP_MODES: readonly SourceIpMode[] = ['default', 'x_real_ip', 'xff', 'custom'];
+export type XffMode = 'leftmost' | 'filter' | 'rightmost';
+export const XFF_MODES: readonly XffMode[] = ['leftmost', 'filter', 'rightmost'];
+
+/** A path list and an IP list, each with its switch; entries one per line. */
+export interface SiteList {
+  pathEnabled: boolean;
+  paths: string[];
+  ipEnabled: boolean;
+  ips: string[];
+}
+
+export interface AntiBot {
+  enabled: boolean;
+  scanner: boolean;
+  scriptTool: boolean;
+  otherCrawler: boolean;
+}
+
+export interface AccountExtraction {
+  enabled: boolean;
+  loginPath: string;
+  usernameSelector: string;
+  successSelector: string;
+  successText: string;
+  failureSelector: string;
+  failureText: string;
+}
+
+/** The body of POST /sites and PUT /sites/:id (engine/sites/site-input.ts); omitted fields take the engine's defaults. */
+export interface SiteInput {
+  name: string;
+  domain: string;
+  runMode: RunMode;
+  accessMethod: AccessMethod;
+  listMode: ListMode;
+  checkList: SiteList;
+  passList: SiteList;
+  blockList: SiteList;
+  tokenCookieName: string;
+  identityCookieName: string;
+  tokenExpirySeconds: number;
+  blockStatus: number;
+  blockContent?: string;
+  reloadStatus: number;
+  reloadContent?: string;
+  browserFeatureDetection: boolean;
+  queryThreatStore: boolean;
+  hideServerInfo: boolean;
+  sourceIp: { mode: SourceIpMode; xffMode: XffMode; trustedSources: string[]; customHeader: string };
+  accountExtraction: AccountExtraction;
+  miniProgramProtection: boolean;
+  antiBot: AntiBot;
+  powDifficulty: number;
+}
+
+export interface SiteStatus {
+  connected: boolean;
+  protection: boolean;
+  lastHeartbeatAt: number | null;
+  keeperVersion: string | null;
+}
+
+export interface SiteView extends Required<SiteInput> {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+  status: SiteStatus;
+}
+
+/** Edition B's global site configuration. */
+export interface SiteGlobalView {
+  tokenCookieName: string;
+  identityCookieName: string;
+  tokenExpirySeconds: number;
+  accessKey: string;
+  ipLock: boolean;
+}
+
+export type SiteGlobalInput = Omit<SiteGlobalView, 'accessKey'>;

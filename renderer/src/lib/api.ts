@@ -11,6 +11,11 @@ import type {
   PurchaseRecord,
   Role,
   SessionView,
+  AntiBot,
+  SiteGlobalInput,
+  SiteGlobalView,
+  SiteInput,
+  SiteView,
   SystemVersion,
 } from './api-types.ts';
 
@@ -138,4 +143,21 @@ export class ApiClient {
   importLicence = (content: string) => this.request<LicenceView>('POST', '/licence', { content });
   purchases = () => this.request<{ items: PurchaseRecord[] }>('GET', '/licence/purchases');
   renewPurchase = (orderNumber: string) => this.request<undefined>('POST', `/licence/purchases/${encodeURIComponent(orderNumber)}/renew`);
+
+  // Sites (administrator and user)
+  listSites = (search?: string) => {
+    const q = search?.trim() ? `?${new URLSearchParams({ search: search.trim() }).toString()}` : '';
+    return this.request<{ items: SiteView[] }>('GET', `/sites${q}`);
+  };
+  site = (id: string) => this.request<SiteView>('GET', `/sites/${encodeURIComponent(id)}`);
+  createSite = (input: SiteInput) => this.request<SiteView>('POST', '/sites', input);
+  updateSite = (id: string, input: SiteInput) => this.request<SiteView>('PUT', `/sites/${encodeURIComponent(id)}`, input);
+  copySite = (id: string) => this.request<SiteView>('POST', `/sites/${encodeURIComponent(id)}/copy`);
+  deleteSite = (id: string) => this.request<undefined>('DELETE', `/sites/${encodeURIComponent(id)}`);
+  updateAntiBot = (id: string, antiBot: AntiBot) => this.request<SiteView>('PUT', `/sites/${encodeURIComponent(id)}/anti-bot`, antiBot);
+  siteGlobal = () => this.request<SiteGlobalView>('GET', '/site-global');
+  updateSiteGlobal = (input: SiteGlobalInput) => this.request<SiteGlobalView>('PUT', '/site-global', input);
+  rotateAccessKey = () => this.request<SiteGlobalView>('POST', '/site-global/access-key');
+  /** A plain link (cookie-authenticated GET) so the browser saves the file under the engine's name. */
+  pluginUrl = (id: string): string => `${API_BASE}/sites/${encodeURIComponent(id)}/plugin`;
 }

@@ -1,0 +1,206 @@
+import { execFileSync } from 'node:child_process';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '#engine/shared';
+import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
+import { ApiClient } from '../../support/api-client.ts';
+import { TestNginx } from '../../support/nginx.ts';
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+const DESKTOP_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+
+const clock = new ManualClock(Date.now());
+let engine: TestEngine;
+let admin: ApiClient;
+let nginx: TestNginx;
+let upstream: Server;
+let dir: string;
+const ports: Record<'block' | 'monitor' | 'pass', number> = { block: 0, monitor: 0, pass: 0 };
+const sites: Record<'block' | 'monitor' | 'pass', string> = { block: '', monitor: '', pass: '' };
+
+/** Downloads the site's plugin bundle through the console API and unpacks it. */
+async function bundle(siteId: string): Promise<string> {
+  const res = await fetch(`${engine.url}/api/v1/sites/${siteId}/plugin`, { headers: { cookie: admin.cookie ?? '' } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-disposition')).toContain(`rampart-nginx-${siteId}.tar.gz`);
+  const file = join(dir, `${siteId}.tar.gz`);
+  await writeFile(file, Buffer.from(await res.arrayBuffer()));
+  execFileSync('tar', ['xzf', file, '-C', dir]);
+  return join(dir, `rampart-nginx-${siteId}`);
+}
+
+/** A plain HTTP GET through nginx, optionally from another loopback source address. */
+function get(port: number, path: string, options: { cookie?: string; from?: string } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path, localAddress: options.from, headers: options.cookie ? { cookie: options.cookie } : {} },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function accessLog(site: string): Promise<Record<string, unknown>[]> {
+  await engine.logStore.flush();
+  return engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'rampart-nginx-'));
+  engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { clock });
+  admin = new ApiClient(engine.url);
+  await admin.setup('root@example.com', 'Kettle#Blue7');
+  await admin.request('PUT', '/site-global', { tokenCookieName: 'rampart_token', identityCookieName: 'rampart_id', tokenExpirySeconds: 60, ipLock: true });
+  for (const mode of ['block', 'monitor', 'pass'] as const) {
+    const res = await admin.request<{ id: string }>('POST', '/sites', {
+      name: `${mode} site`,
+      domain: 'localhost',
+      runMode: mode,
+      accessMethod: 'plugin',
+    });
+    expect(res.status, res.text).toBe(201);
+    sites[mode] = res.body.id;
+    ports[mode] = await freePort();
+  }
+  upstream = createServer((req, res) => {
+    res.setHeader('Server', 'upstream-secret/1.0');
+    res.setHeader('Content-Type', 'text/html');
+    res.end(`<html><body><h1>hello from upstream</h1><p>${req.url}</p></body></html>`);
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const upstreamPort = (upstream.address() as { port: number }).port;
+  const gatewayPort = new URL(engine.gatewayUrl).port;
+
+  let http = `    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }\n`;
+  for (const mode of ['block', 'monitor', 'pass'] as const) {
+    const folder = await bundle(sites[mode]);
+    http += `
+    server {
+        listen 127.0.0.1:${ports[mode]};
+        server_name localhost;
+        include ${folder}/rampart-site.conf;
+        location / {
+            include ${folder}/rampart-protect.conf;
+            proxy_pass http://127.0.0.1:${upstreamPort};
+        }
+    }`;
+  }
+  nginx = new TestNginx(join(dir, 'nginx'));
+  await nginx.start(http);
+}, 60_000);
+
+afterAll(async () => {
+  await nginx?.stop();
+  await new Promise((resolve) => upstream?.close(resolve));
+  await engine?.dispose();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('block mode through nginx with the downloaded bundle', () => {
+  let browser: Browser | undefined;
+  afterAll(() => browser?.close());
+
+  it('a client without a token (curl) gets 412 and the reload page', async () => {
+    const res = await get(ports.block, '/shop');
+    expect(res.status).toBe(412);
+    expect(res.body).toContain('Checking your browser');
+    expect(res.body).toContain('/_rampart/probe.js?mode=reload');
+    expect((await accessLog(sites.block)).at(-1)).toMatchObject({ guard_status: 'TOKEN_MISS', src_ip: '127.0.0.1', request: 'GET /shop HTTP/1.1' });
+  });
+
+  it('headless Chromium under Playwright is caught by the probe (webdriver) and gets 400 and the block page', async () => {
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const page = await browser.newPage();
+    const report = page.waitForResponse((r) => r.url().endsWith('/_rampart/report'));
+    await page.goto(`http://127.0.0.1:${ports.block}/shop`);
+    const response = await report;
+    expect(response.status()).toBe(400);
+    await page.waitForFunction(() => document.body.innerText.includes('Request blocked'));
+    await engine.logStore.flush();
+    const detections = await engine.logStore.read(`detection:${sites.block}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+    expect(detections.at(-1)).toMatchObject({ detection_result: 'bot', client_bot_type: 'webdriver', site_id: sites.block });
+    await page.close();
+  });
+
+  let humanToken = '';
+  it('Chromium without automation flags and with a normal user agent gets a token and the upstream page', async () => {
+    const human = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [...CHROMIUM_ARGS, '--disable-blink-features=AutomationControlled', `--user-agent=${DESKTOP_UA}`],
+    });
+    try {
+      const context = await human.newContext({ userAgent: DESKTOP_UA });
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${ports.block}/shop`);
+      await page.waitForFunction(() => document.body.innerText.includes('hello from upstream'), undefined, { timeout: 20_000 });
+      const cookies = await context.cookies();
+      humanToken = cookies.find((c) => c.name === 'rampart_token')?.value ?? '';
+      expect(humanToken).not.toBe('');
+      expect(cookies.find((c) => c.name === 'rampart_token')?.httpOnly).toBe(true);
+      const log = await accessLog(sites.block);
+      expect(log.at(-1)).toMatchObject({ guard_status: 'PASS', ua_family: 'Chrome' });
+    } finally {
+      await human.close();
+    }
+  });
+
+  it('hides the upstream server information', async () => {
+    const res = await new Promise<{ server: string | undefined }>((resolve) => {
+      httpRequest({ host: '127.0.0.1', port: ports.block, path: '/x', headers: { cookie: `rampart_token=${humanToken}` } }, (r) => {
+        r.resume();
+        resolve({ server: r.headers.server });
+      }).end();
+    });
+    expect(res.server ?? '').not.toContain('upstream-secret');
+  });
+
+  it('with IP lock, the token replayed from another source IP gives TOKEN_INVALID and the reload page', async () => {
+    const replay = await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}`, from: '127.0.0.2' });
+    expect(replay.status).toBe(412);
+    expect((await accessLog(sites.block)).at(-1)).toMatchObject({ guard_status: 'TOKEN_INVALID', src_ip: '127.0.0.2' });
+    expect((await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}` })).status).toBe(200);
+  });
+
+  it('an expired token (clock moved past the 60 s expiry) gives TOKEN_EXPIRED', async () => {
+    clock.advance(61_000);
+    const res = await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}` });
+    expect(res.status).toBe(412);
+    expect((await accessLog(sites.block)).at(-1)).toMatchObject({ guard_status: 'TOKEN_EXPIRED' });
+  });
+});
+
+describe('other run modes through nginx', () => {
+  it('monitor mode never blocks but logs the verdict', async () => {
+    const res = await get(ports.monitor, '/shop');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('hello from upstream');
+    expect((await accessLog(sites.monitor)).at(-1)).toMatchObject({ guard_status: 'TOKEN_MISS', action: 'pass' });
+  });
+
+  it('pass-through only logs', async () => {
+    expect((await get(ports.pass, '/shop')).status).toBe(200);
+    expect((await accessLog(sites.pass)).at(-1)).toMatchObject({ guard_status: 'IGNORE' });
+  });
+
+  it('nginx reported no errors talking to Rampart', async () => {
+    expect(await nginx.errorLog()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+  });
+});

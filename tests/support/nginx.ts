@@ -1,0 +1,69 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdir, writeFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const NGINX = '/usr/sbin/nginx';
+
+/**
+ * A real nginx (Debian's package) run in the foreground from a private prefix, for integration
+ * tests and benchmarks. `http` is the body of the http {} block.
+ */
+export class TestNginx {
+  #process: ChildProcess | undefined;
+  #stderr = '';
+
+  constructor(readonly prefix: string) {}
+
+  async start(http: string, options: { workers?: number } = {}): Promise<void> {
+    for (const dir of ['logs', 'tmp']) await mkdir(join(this.prefix, dir), { recursive: true });
+    const conf = `daemon off;
+master_process on;
+worker_processes ${options.workers ?? 1};
+pid ${this.prefix}/nginx.pid;
+error_log ${this.prefix}/logs/error.log warn;
+${process.getuid?.() === 0 ? 'user root root;' : ''}
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path ${this.prefix}/tmp/body;
+    proxy_temp_path ${this.prefix}/tmp/proxy;
+    fastcgi_temp_path ${this.prefix}/tmp/fastcgi;
+    uwsgi_temp_path ${this.prefix}/tmp/uwsgi;
+    scgi_temp_path ${this.prefix}/tmp/scgi;
+${http}
+}
+`;
+    const file = join(this.prefix, 'nginx.conf');
+    await writeFile(file, conf);
+    try {
+      execFileSync(NGINX, ['-t', '-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], { stdio: 'pipe' });
+    } catch (error) {
+      const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
+      throw new Error(`nginx -t failed:\n${stderr}\n${conf}`);
+    }
+    const child = spawn(NGINX, ['-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr?.on('data', (c: Buffer) => (this.#stderr += c.toString()));
+    this.#process = child;
+    await sleep(300);
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${this.#stderr}`);
+  }
+
+  /** The master's pid: benchmarks read worker CPU time from /proc. */
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  async errorLog(): Promise<string> {
+    return readFile(join(this.prefix, 'logs/error.log'), 'utf8').catch(() => '');
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#process;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGQUIT');
+    await Promise.race([exited, sleep(5000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
