@@ -21,9 +21,9 @@ const MENUS: readonly MenuDef[] = [
     id: 'config',
     path: '/config',
     page: 'sites',
-    built: false,
+    built: true,
     children: [
-      { id: 'config.sites', path: '/config/sites', page: 'sites', built: false },
+      { id: 'config.sites', path: '/config/sites', page: 'sites', built: true },
       { id: 'config.events', path: '/config/events', page: 'events', modules: ['advanced'], built: false },
       { id: 'config.logConfig', path: '/config/log-config', page: 'logConfig', modules: ['advanced'], built: false },
     ],

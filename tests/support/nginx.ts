@@ -40,7 +40,7 @@ ${http}
       execFileSync(NGINX, ['-t', '-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], { stdio: 'pipe' });
     } catch (error) {
       const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-      throw new Error(`nginx -t failed:\n${stderr}\n${conf}`);
+      throw new Error(`nginx -t failed:\n${stderr}\n${conf}`, { cause: error });
     }
     const child = spawn(NGINX, ['-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr?.on('data', (c: Buffer) => (this.#stderr += c.toString()));

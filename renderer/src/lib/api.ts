@@ -158,6 +158,23 @@ export class ApiClient {
   siteGlobal = () => this.request<SiteGlobalView>('GET', '/site-global');
   updateSiteGlobal = (input: SiteGlobalInput) => this.request<SiteGlobalView>('PUT', '/site-global', input);
   rotateAccessKey = () => this.request<SiteGlobalView>('POST', '/site-global/access-key');
-  /** A plain link (cookie-authenticated GET) so the browser saves the file under the engine's name. */
-  pluginUrl = (id: string): string => `${API_BASE}/sites/${encodeURIComponent(id)}/plugin`;
+  downloadPlugin = (id: string) => this.download(`/sites/${encodeURIComponent(id)}/plugin`);
+
+  /** A file answer (Content-Disposition attachment): the bytes and the engine's file name. */
+  async download(path: string): Promise<{ fileName: string; blob: Blob }> {
+    let response: Response;
+    try {
+      response = await fetch(API_BASE + path, { credentials: 'same-origin' });
+    } catch (cause) {
+      throw new ApiError(0, NETWORK_ERROR, cause instanceof Error ? cause.message : 'network error');
+    }
+    if (!response.ok) {
+      const error = toApiError(response.status, parseJson(await response.text()));
+      if (response.status === 401 && this.csrfToken !== null) this.#options.onSessionLost?.(error);
+      throw error;
+    }
+    const disposition = response.headers.get('content-disposition') ?? '';
+    const fileName = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? 'download';
+    return { fileName, blob: await response.blob() };
+  }
 }

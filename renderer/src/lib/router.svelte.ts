@@ -4,22 +4,36 @@
  */
 import { SvelteURL, SvelteURLSearchParams } from 'svelte/reactivity';
 
+/** Asked before the path changes; false keeps the person on the page (a form with unsaved changes). */
+export type LeaveGuard = (to: string) => boolean;
+
 export class Router {
   path = $state(window.location.pathname);
   search = $state(window.location.search);
+  #guard: LeaveGuard | null = null;
 
   constructor() {
-    window.addEventListener('popstate', () => this.#sync());
+    window.addEventListener('popstate', () => this.#onPopState());
     document.addEventListener('click', (event) => this.#onClick(event));
+  }
+
+  /** Installs a leave guard for the current page; the returned function removes it. */
+  guard(guard: LeaveGuard): () => void {
+    this.#guard = guard;
+    return () => {
+      if (this.#guard === guard) this.#guard = null;
+    };
   }
 
   get query(): URLSearchParams {
     return new SvelteURLSearchParams(this.search);
   }
 
-  navigate(to: string, { replace = false } = {}): void {
+  /** `force` skips the leave guard (after the person confirmed leaving, or when the session ended). */
+  navigate(to: string, { replace = false, force = false } = {}): void {
     const url = new SvelteURL(to, window.location.origin);
     if (url.pathname + url.search === window.location.pathname + window.location.search) return;
+    if (!force && url.pathname !== this.path && this.#guard && !this.#guard(url.pathname + url.search)) return;
     if (replace) window.history.replaceState(null, '', url.pathname + url.search);
     else window.history.pushState(null, '', url.pathname + url.search);
     this.#sync();
@@ -35,6 +49,16 @@ export class Router {
     }
     const qs = q.toString();
     this.navigate(`${this.path}${qs ? `?${qs}` : ''}`, { replace: true });
+  }
+
+  #onPopState(): void {
+    const to = window.location.pathname + window.location.search;
+    if (window.location.pathname !== this.path && this.#guard && !this.#guard(to)) {
+      // Back or forward was pressed: put the page's own address back until the person decides.
+      window.history.pushState(null, '', this.path + this.search);
+      return;
+    }
+    this.#sync();
   }
 
   #sync(): void {

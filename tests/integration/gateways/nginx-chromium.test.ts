@@ -133,7 +133,7 @@ describe('block mode through nginx with the downloaded bundle', () => {
     await page.goto(`http://127.0.0.1:${ports.block}/shop`);
     const response = await report;
     expect(response.status()).toBe(400);
-    await page.waitForFunction(() => document.body.innerText.includes('Request blocked'));
+    await page.getByText('Request blocked').waitFor();
     await engine.logStore.flush();
     const detections = await engine.logStore.read(`detection:${sites.block}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
     expect(detections.at(-1)).toMatchObject({ detection_result: 'bot', client_bot_type: 'webdriver', site_id: sites.block });
@@ -150,7 +150,7 @@ describe('block mode through nginx with the downloaded bundle', () => {
       const context = await human.newContext({ userAgent: DESKTOP_UA });
       const page = await context.newPage();
       await page.goto(`http://127.0.0.1:${ports.block}/shop`);
-      await page.waitForFunction(() => document.body.innerText.includes('hello from upstream'), undefined, { timeout: 20_000 });
+      await page.getByText('hello from upstream').waitFor({ timeout: 20_000 });
       const cookies = await context.cookies();
       humanToken = cookies.find((c) => c.name === 'rampart_token')?.value ?? '';
       expect(humanToken).not.toBe('');
@@ -166,7 +166,7 @@ describe('block mode through nginx with the downloaded bundle', () => {
     const res = await new Promise<{ server: string | undefined }>((resolve) => {
       httpRequest({ host: '127.0.0.1', port: ports.block, path: '/x', headers: { cookie: `rampart_token=${humanToken}` } }, (r) => {
         r.resume();
-        resolve({ server: r.headers.server });
+        resolve({ server: String(r.headers.server ?? "") });
       }).end();
     });
     expect(res.server ?? '').not.toContain('upstream-secret');

@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+/** The pids of a process's children (nginx workers of a master). */
+export function childPids(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export interface StartedEngine {
+  child: ChildProcess;
+  consoleUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the built engine (dist/engine/main.js) as its own process and waits for its ready message. */
+export async function startEngineProcess(env: Record<string, string>): Promise<StartedEngine> {
+  const execArgv = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = fork('dist/engine/main.js', [], {
+    env: { ...process.env, ...env },
+    execArgv,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise<{ consoleUrl: string }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { consoleUrl: string }));
+    child.once('exit', (code) => reject(new Error(`engine exited with ${code}`)));
+  });
+  return {
+    child,
+    consoleUrl: ready.consoleUrl,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve());
+        child.send({ type: 'shutdown' });
+      }),
+  };
+}
+
+export function line(name: string, value: number, unit: string, digits = 0): void {
+  console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
+}

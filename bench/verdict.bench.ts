@@ -1,0 +1,138 @@
+/**
+ * Verdict throughput and latency over HTTP keep-alive on loopback, the way nginx's auth_request
+ * calls Rampart, against plain nginx proxying the same requests in the same run.
+ *
+ *   npm run bench:verdict
+ *
+ * The engine runs as its own process (the built bundle) and its CPU time is read from /proc, so
+ * "per core" is verdicts per CPU-second of the engine. The reference is an nginx with one worker
+ * proxying (keep-alive) to a second nginx that answers 204; its figure is requests per CPU-second of
+ * the proxying worker. The load generator (autocannon) runs in this process.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { TokenService } from '#engine/probe';
+import { systemClock } from '#engine/shared';
+import { freePort } from '../tests/support/engine.ts';
+import { ApiClient } from '../tests/support/api-client.ts';
+import { TestNginx } from '../tests/support/nginx.ts';
+import { cpuSeconds, childPids, startEngineProcess, line } from './support.ts';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 32;
+
+interface Run {
+  requests: number;
+  perSecond: number;
+  p99ms: number;
+  cpu: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string>, pids: number[], rate?: number): Promise<Run> {
+  const before = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    headers,
+    ...(rate ? { overallRate: rate } : {}),
+  });
+  const cpu = pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0) - before;
+  const requests = result.requests.total;
+  return {
+    requests,
+    perSecond: requests / DURATION,
+    p99ms: result.latency.p99,
+    cpu,
+    errors: result.errors + result.timeouts + result['5xx'],
+  };
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'rampart-bench-verdict-'));
+if (!process.env.BENCH_NO_BUILD) execFileSync(process.execPath, ['scripts/build-engine.mjs'], { stdio: 'ignore' });
+const consolePort = await freePort();
+const gatewayPort = await freePort();
+const engine = await startEngineProcess({
+  RAMPART_DATA: join(dir, 'data'),
+  RAMPART_CONSOLE_PORT: String(consolePort),
+  RAMPART_GATEWAY_HOST: '127.0.0.1',
+  RAMPART_GATEWAY_PORT: String(gatewayPort),
+  RAMPART_LOG_LEVEL: 'warn',
+});
+const nginx = new TestNginx(join(dir, 'nginx'));
+try {
+  const admin = new ApiClient(engine.consoleUrl);
+  await admin.setup('bench@example.com', 'Kettle#Blue7');
+  const global = await admin.request<{ accessKey: string }>('PUT', '/site-global', {
+    tokenCookieName: 'rampart_token',
+    identityCookieName: 'rampart_id',
+    tokenExpirySeconds: 86_400,
+    ipLock: false,
+  });
+  const site = await admin.request<{ id: string }>('POST', '/sites', { name: 'bench', domain: 'shop.example.com', runMode: 'block' });
+  const config = JSON.parse(await readFile(join(dir, 'data', 'config.json'), 'utf8')) as { secrets: { tokenKey: string } };
+  const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);
+  const token = tokens.issue({ siteId: site.body.id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 });
+
+  const base: Record<string, string> = {
+    'x-rampart-site': site.body.id,
+    'x-rampart-key': global.body.accessKey,
+    'x-original-uri': '/products/42?ref=home',
+    'x-original-method': 'GET',
+    'x-rampart-remote-addr': '198.51.100.20',
+    'x-rampart-scheme': 'https',
+    'x-request-id': '5f2b3c4d5e6f70819293a4b5c6d7e8f9',
+    host: 'shop.example.com',
+    'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+    accept: 'text/html,application/xhtml+xml',
+    'accept-language': 'en-GB,en;q=0.9',
+  };
+  const valid = { ...base, cookie: `_ga=GA1.2.3; rampart_id=x; rampart_token=${token}` };
+  const verdictUrl = `http://127.0.0.1:${gatewayPort}/_rampart/verdict`;
+  const pid = engine.child.pid!;
+
+  await load(verdictUrl, valid, [pid]); // warm-up: JIT, caches, LevelDB
+  const validRun = await load(verdictUrl, valid, [pid]);
+  const missingRun = await load(verdictUrl, base, [pid]);
+  const half = Math.round(validRun.perSecond / 2);
+  const halfRun = await load(verdictUrl, valid, [pid], half);
+
+  // Reference: nginx proxying the same requests (one worker) to an nginx that answers 204.
+  const proxyPort = await freePort();
+  const backendPort = await freePort();
+  const backend = new TestNginx(join(dir, 'nginx-backend'));
+  await backend.start(`    server { listen 127.0.0.1:${backendPort}; location / { return 204; } }`);
+  await nginx.start(`    upstream backend { server 127.0.0.1:${backendPort}; keepalive 64; }
+    server {
+        listen 127.0.0.1:${proxyPort};
+        location / { proxy_pass http://backend; proxy_http_version 1.1; proxy_set_header Connection ""; }
+    }`);
+  const workers = childPids(nginx.pid!);
+  const nginxUrl = `http://127.0.0.1:${proxyPort}/products/42?ref=home`;
+  await load(nginxUrl, valid, workers);
+  const nginxRun = await load(nginxUrl, valid, workers);
+  await backend.stop();
+
+  line('verdict_per_core_valid_token', validRun.requests / validRun.cpu, '/s');
+  line('verdict_per_core_missing_token', missingRun.requests / missingRun.cpu, '/s');
+  line('verdict_cpu_us_valid_token', (validRun.cpu / validRun.requests) * 1e6, 'us', 1);
+  line('verdict_cpu_us_missing_token', (missingRun.cpu / missingRun.requests) * 1e6, 'us', 1);
+  line('verdict_throughput_valid_token', validRun.perSecond, '/s');
+  line('verdict_p99_ms_full_load', validRun.p99ms, 'ms', 2);
+  line('verdict_half_load_rate', half, '/s');
+  line('verdict_p99_ms_half_load', halfRun.p99ms, 'ms', 2);
+  line('nginx_proxy_per_core', nginxRun.requests / nginxRun.cpu, '/s');
+  line('nginx_proxy_throughput', nginxRun.perSecond, '/s');
+  line('verdict_vs_nginx_proxy_per_core_ratio', validRun.requests / validRun.cpu / (nginxRun.requests / nginxRun.cpu), '', 2);
+  if (validRun.errors + missingRun.errors + halfRun.errors > 0) {
+    console.log(`# errors: valid ${validRun.errors}, missing ${missingRun.errors}, half ${halfRun.errors}`);
+  }
+} finally {
+  await nginx.stop();
+  await engine.stop();
+  await rm(dir, { recursive: true, force: true });
+}
