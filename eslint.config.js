@@ -1,7 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
-import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import svelteConfig from './renderer/svelte.config.js';
 
@@ -21,9 +20,7 @@ export default tseslint.config(
         extraFileExtensions: ['.svelte'],
       },
     },
-    plugins: { 'import-x': importX },
     rules: {
-      'import-x/no-cycle': ['error', { maxDepth: 10 }],
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/ban-ts-comment': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -35,9 +32,6 @@ export default tseslint.config(
           ],
         },
       ],
-    },
-    settings: {
-      'import-x/resolver-next': [createNodeResolver()],
     },
   },
   {

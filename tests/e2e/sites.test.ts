@@ -227,6 +227,7 @@ describe('sites, edition B', () => {
     const after = ((await (await page.context().request.get(`${engine.url}/api/v1/site-global`)).json()) as { accessKey: string }).accessKey;
     expect(after).not.toBe(before);
     expect(await page.getByTestId('access-key').textContent()).toBe(after);
+    await confirm.waitFor({ state: 'hidden' });
     await page.screenshot({ path: `${screenshotDir}/site-global-B.png`, fullPage: true });
   });
 
@@ -274,10 +275,10 @@ describe('sites, edition B', () => {
   it('lets a user manage sites', async () => {
     const user = await signedInAs('operator@rampart.test', 'User');
     const userSites = new SitesPage(user, new ShellPage(user));
+    await userSites.open('Site Management');
     const nav = (await userSites.shell.sideNavTexts()).join('\n');
     expect(nav).toContain('Site Management');
     expect(nav).not.toContain('Enterprise Management');
-    await userSites.open('Site Management');
     await userSites.row('Shop').waitFor();
     await user.getByRole('link', { name: 'Create site' }).click();
     await user.locator('#site-name').fill('Blog');
@@ -326,12 +327,12 @@ describe('site configurations, edition A', () => {
 
   it('creates a site configuration that checks only the listed paths, under the names of edition A', async () => {
     const sitesPage = new SitesPage(page, new ShellPage(page));
+    await sitesPage.open('Site Configuration');
     const nav = (await sitesPage.shell.sideNavTexts()).join('\n');
     expect(nav).toContain('Site Configuration');
     expect(nav).not.toContain('Site Management');
     expect(nav).not.toContain('Rule Management');
-    await sitesPage.open('Site Configuration');
-    await page.getByRole('heading', { name: 'Site Configuration' }).waitFor();
+    await page.getByRole('heading', { name: 'Site Configuration', exact: true }).waitFor();
     expect(await page.getByTestId('sites-empty').textContent()).toContain('No site configurations yet');
 
     await page.getByRole('link', { name: 'Create site configuration' }).first().click();

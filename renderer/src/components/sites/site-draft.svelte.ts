@@ -266,6 +266,13 @@ export class SiteDraft {
     return { field, message: t('site.error.line', { field: fieldLabel(field), line, detail }), line };
   }
 
+  /** The current value of a field (API path), to tell whether it changed since an engine error. */
+  valueOf(field: string): string {
+    let value: unknown = { ...this.toInput(), blockContent: this.blockContent, reloadContent: this.reloadContent };
+    for (const part of field.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+    return JSON.stringify(value ?? null);
+  }
+
   #snapshot(): string {
     return JSON.stringify({
       ...this.toInput(),
