@@ -1,5 +1,6 @@
 import type { SiteRecord } from '#engine/config-store';
 import { tarGz } from './tar.ts';
+import { PROBE_SCRIPT_PATH } from './probe-port.ts';
 
 export interface BundleInput {
   site: SiteRecord;
@@ -96,6 +97,13 @@ auth_request /_rampart_verdict;
 auth_request_set $rampart_guard $upstream_http_x_rampart_guard;
 error_page 401 = @rampart_reload;
 error_page 403 = @rampart_block;
+
+# HTML pages get the probe in page mode: it renews the token before it expires, so a person on an
+# open page never meets the reload response. sub_filter needs uncompressed upstream answers.
+sub_filter '</body>' '<script src="${PROBE_SCRIPT_PATH}?mode=page" async></script></body>';
+sub_filter_once on;
+sub_filter_types text/html;
+proxy_set_header Accept-Encoding "";
 ${hide}`;
 }
 
@@ -146,6 +154,9 @@ Rampart gateway API: ${input.engineAddress}
    \`include /etc/nginx/rampart/rampart-site.conf;\`
 4. In each location that passes requests to your application:
    \`include /etc/nginx/rampart/rampart-protect.conf;\`
+   It adds the probe to HTML pages with \`sub_filter\` (so tokens are renewed while a page is open)
+   and sets \`proxy_set_header Accept-Encoding ""\` for that; repeat any \`proxy_set_header\` lines
+   of the enclosing server block inside the location, as nginx does not inherit them past it.
 5. \`nginx -t && nginx -s reload\`
 6. Run \`rampart-keeper.sh /etc/nginx/rampart/config.json\` as a service (it needs curl) so the
    console shows the gateway as connected. Keep \`http.interval_in_seconds\` at 3: a value of 10 or

@@ -68,7 +68,7 @@ beforeAll(async () => {
   engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { clock });
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
-  await admin.request('PUT', '/site-global', { tokenCookieName: 'rampart_token', identityCookieName: 'rampart_id', tokenExpirySeconds: 60, ipLock: true });
+  await admin.request('PUT', '/site-global', { tokenCookieName: 'rampart_token', identityCookieName: 'rampart_id', tokenExpirySeconds: 10, ipLock: true });
   for (const mode of ['block', 'monitor', 'pass'] as const) {
     const res = await admin.request<{ id: string }>('POST', '/sites', {
       name: `${mode} site`,
@@ -157,6 +157,19 @@ describe('block mode through nginx with the downloaded bundle', () => {
       expect(cookies.find((c) => c.name === 'rampart_token')?.httpOnly).toBe(true);
       const log = await accessLog(sites.block);
       expect(log.at(-1)).toMatchObject({ guard_status: 'PASS', ua_family: 'Chrome' });
+
+      // The page got the probe in page mode: it renews the token at 70 % of its 10 s life, with
+      // no reload, so the person never sees the reload response.
+      clock.advance(5_000);
+      const renewal = await page.waitForResponse((r) => r.url().endsWith('/_rampart/report'), { timeout: 15_000 });
+      expect(renewal.status()).toBe(200);
+      expect(renewal.request().postDataJSON()).toMatchObject({ mode: 'page' });
+      const renewed = (await context.cookies()).find((c) => c.name === 'rampart_token')?.value ?? '';
+      expect(renewed).not.toBe('');
+      expect(renewed).not.toBe(humanToken);
+      expect(page.url()).toBe(`http://127.0.0.1:${ports.block}/shop`);
+      await expect(page.getByText('hello from upstream').isVisible()).resolves.toBe(true);
+      humanToken = renewed;
     } finally {
       await human.close();
     }
@@ -179,7 +192,7 @@ describe('block mode through nginx with the downloaded bundle', () => {
     expect((await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}` })).status).toBe(200);
   });
 
-  it('an expired token (clock moved past the 60 s expiry) gives TOKEN_EXPIRED', async () => {
+  it('an expired token (clock moved past the 10 s expiry) gives TOKEN_EXPIRED', async () => {
     clock.advance(61_000);
     const res = await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}` });
     expect(res.status).toBe(412);
