@@ -1,4 +1,4 @@
-import type { ModuleKey, Role } from '#engine/shared';
+import type { Edition, ModuleKey, Role } from '#engine/shared';
 import { canSeePage, type Page } from '#engine/accounts';
 import type { MenuItem } from './schemas.ts';
 
@@ -10,6 +10,8 @@ interface MenuDef {
   modules?: readonly ModuleKey[];
   /** Pages that exist in this build. A menu whose page is not built is never shown. */
   built: boolean;
+  /** Shown only in these editions (none listed: both). */
+  editions?: readonly Edition[];
   children?: MenuDef[];
 }
 
@@ -28,7 +30,9 @@ const MENUS: readonly MenuDef[] = [
       { id: 'config.logConfig', path: '/config/log-config', page: 'logConfig', modules: ['advanced'], built: false },
     ],
   },
-  { id: 'rules', path: '/rules', page: 'rules', modules: ['basic', 'advanced'], built: false },
+  // Rule Management: only the anti-bot tab (edition B) exists so far; edition A's tabs come with the
+  // basic rules and risk-control rules.
+  { id: 'rules', path: '/rules', page: 'rules', modules: ['basic', 'advanced'], built: true, editions: ['B'] },
   {
     id: 'enterprise',
     path: '/enterprise',
@@ -42,9 +46,12 @@ const MENUS: readonly MenuDef[] = [
   },
 ];
 
-export function navigationFor(role: Role, isActive: (module: ModuleKey) => boolean): MenuItem[] {
+export function navigationFor(role: Role, edition: Edition, isActive: (module: ModuleKey) => boolean): MenuItem[] {
   const visible = (m: MenuDef): boolean =>
-    m.built && canSeePage(role, m.page) && (m.modules === undefined || m.modules.some(isActive));
+    m.built &&
+    canSeePage(role, m.page) &&
+    (m.editions === undefined || m.editions.includes(edition)) &&
+    (m.modules === undefined || m.modules.some(isActive));
   const build = (m: MenuDef): MenuItem => {
     const children = m.children?.filter(visible).map(build);
     return children ? { id: m.id, path: m.path, children } : { id: m.id, path: m.path };

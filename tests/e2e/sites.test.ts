@@ -91,10 +91,10 @@ describe('sites, edition B', () => {
     await engine?.dispose();
   });
 
-  it('offers Site Management with an empty state, and no Rule Management menu yet', async () => {
+  it('offers Site Management with an empty state, and Rule Management for the anti-bot rules', async () => {
     const nav = (await sitesPage.shell.sideNavTexts()).join('\n');
     expect(nav).toContain('Configuration Management');
-    expect(nav).not.toContain('Rule Management');
+    expect(nav).toContain('Rule Management');
     await sitesPage.open('Site Management');
     await page.getByRole('heading', { name: 'Site Management' }).waitFor();
     expect(await page.getByTestId('sites-empty').textContent()).toContain('No sites yet');

@@ -22,7 +22,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       edition: deps.edition,
       version: deps.version,
       smtpConfigured: deps.accounts.mailConfigured,
-      navigation: navigationFor(caller.account.role, (m) => deps.licence.isActive(m)),
+      navigation: navigationFor(caller.account.role, deps.edition, (m) => deps.licence.isActive(m)),
     };
   };
   const startSession = (reply: FastifyReply, signedIn: SignedIn): SessionView => {
