@@ -1,8 +1,19 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RampartError, safeEqual, type Clock, type Logger } from '#engine/shared';
 import type { SitesService, CompiledSite } from '#engine/sites';
 import type { LogStore } from '#engine/log-store';
-import { decide, accessRecord, header, resolveSourceIp, type RequestFacts, type Verdict, type VerdictPorts, type IntelFields } from '#engine/verdict';
+import {
+  decide,
+  accessRecord,
+  header,
+  resolveSourceIp,
+  type Headers,
+  type RequestFacts,
+  type Verdict,
+  type VerdictPorts,
+  type IntelFields,
+} from '#engine/verdict';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -59,9 +70,47 @@ function errorBody(error: RampartError): { error: { code: string; message: strin
  * heartbeats, and the browser-facing probe, report, reload and block endpoints under /_rampart/.
  */
 export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, bodyLimit: GATEWAY_BODY_LIMIT, return503OnClosing: true, keepAliveTimeout: 75_000 });
   const { sites, logStore, clock, logger } = deps;
   let lastKeyWarning = 0;
+
+  // The verdict is the hot path: nginx asks it for every request. It is answered straight from
+  // Node's HTTP server, before Fastify's routing, request and reply objects; everything else goes
+  // through Fastify.
+  const fastVerdict = (req: IncomingMessage, res: ServerResponse): void => {
+    req.resume();
+    let status: number;
+    let guard: string | undefined;
+    let body: string | undefined;
+    try {
+      const outcome = verdictFor(req.headers, req.method ?? 'GET', req.socket.remoteAddress ?? '');
+      status = outcome.status;
+      guard = outcome.guard;
+    } catch (error) {
+      const known = error instanceof RampartError ? error : new RampartError('INTERNAL', 'Internal error');
+      if (!(error instanceof RampartError)) logger.error({ err: error }, 'verdict failed');
+      status = known.code === 'ACCESS_KEY_INVALID' ? 401 : known.code === 'SITE_UNKNOWN' ? 404 : 500;
+      body = JSON.stringify(errorBody(known));
+    }
+    if (body === undefined) {
+      res.writeHead(status, { 'x-rampart-guard': guard ?? '' });
+      res.end();
+    } else {
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    }
+  };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: GATEWAY_BODY_LIMIT,
+    return503OnClosing: true,
+    keepAliveTimeout: 75_000,
+    serverFactory: (handler) =>
+      createServer((req, res) => {
+        if (req.url === '/_rampart/verdict') fastVerdict(req, res);
+        else handler(req, res);
+      }),
+  });
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof RampartError) {
@@ -83,17 +132,17 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   );
 
   /** The site named by X-Rampart-Site; with `keyed`, the Access Key must match too. */
-  const siteOf = (request: FastifyRequest, keyed: boolean): CompiledSite => {
-    const id = header(request.headers, 'x-rampart-site') ?? (request.query as { site?: string }).site ?? '';
+  const siteFrom = (headers: Headers, querySite: string | undefined, keyed: boolean, from: string): CompiledSite => {
+    const id = header(headers, 'x-rampart-site') ?? querySite ?? '';
     const site = id.length <= 64 ? sites.compiled(id) : undefined;
     if (!site) throw new RampartError('SITE_UNKNOWN', `No site with ID "${id.slice(0, 64)}"`, { field: 'X-Rampart-Site' });
     if (keyed) {
-      const key = header(request.headers, 'x-rampart-key') ?? '';
+      const key = header(headers, 'x-rampart-key') ?? '';
       if (!safeEqual(key, sites.global().accessKey)) {
         const now = clock.now();
         if (now - lastKeyWarning > 1000) {
           lastKeyWarning = now;
-          logger.warn({ site: id, from: request.ip }, 'gateway presented a wrong Access Key');
+          logger.warn({ site: id, from }, 'gateway presented a wrong Access Key');
         }
         throw new RampartError('ACCESS_KEY_INVALID', 'The Access Key is missing or wrong; download the plugin bundle again', {
           field: 'X-Rampart-Key',
@@ -102,20 +151,20 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     }
     return site;
   };
+  const siteOf = (request: FastifyRequest, keyed: boolean): CompiledSite =>
+    siteFrom(request.headers, (request.query as { site?: string }).site, keyed, request.ip);
 
-  const factsOf = (request: FastifyRequest): RequestFacts => {
-    const h = request.headers;
-    return {
-      method: header(h, 'x-original-method') ?? request.method,
-      scheme: header(h, 'x-rampart-scheme') ?? 'http',
-      host: header(h, 'host') ?? '',
-      uri: header(h, 'x-original-uri') ?? '/',
-      protocol: header(h, 'x-rampart-protocol') ?? 'HTTP/1.1',
-      remoteAddr: header(h, 'x-rampart-remote-addr') ?? request.ip,
-      headers: h,
-      requestId: header(h, 'x-request-id') ?? '',
-    };
-  };
+  const factsFrom = (h: Headers, method: string, peer: string): RequestFacts => ({
+    method: header(h, 'x-original-method') ?? method,
+    scheme: header(h, 'x-rampart-scheme') ?? 'http',
+    host: header(h, 'host') ?? '',
+    uri: header(h, 'x-original-uri') ?? '/',
+    protocol: header(h, 'x-rampart-protocol') ?? 'HTTP/1.1',
+    remoteAddr: header(h, 'x-rampart-remote-addr') ?? peer,
+    headers: h,
+    requestId: header(h, 'x-request-id') ?? '',
+  });
+  const factsOf = (request: FastifyRequest): RequestFacts => factsFrom(request.headers, request.method, request.ip);
 
   const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict): void => {
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
@@ -123,19 +172,14 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
-  app.route({
-    method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    url: '/_rampart/verdict',
-    handler: (request, reply) => {
-      const site = siteOf(request, true);
-      sites.markSeen(site.id);
-      const facts = factsOf(request);
-      const verdict = decide(site, facts, deps.ports);
-      log(site, facts, verdict);
-      reply.header('x-rampart-guard', verdict.guardStatus);
-      return reply.status(verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403).send();
-    },
-  });
+  function verdictFor(headers: Headers, method: string, peer: string): { status: number; guard: string } {
+    const site = siteFrom(headers, undefined, true, peer);
+    sites.markSeen(site.id);
+    const facts = factsFrom(headers, method, peer);
+    const verdict = decide(site, facts, deps.ports);
+    log(site, facts, verdict);
+    return { status: verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403, guard: verdict.guardStatus };
+  }
 
   // Plug-in-less access: the gateway posts the request and acts on the result itself.
   app.post('/_rampart/check', (request, reply) => {
