@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -211,6 +211,21 @@ describe('other run modes through nginx', () => {
   it('pass-through only logs', async () => {
     expect((await get(ports.pass, '/shop')).status).toBe(200);
     expect((await accessLog(sites.pass)).at(-1)).toMatchObject({ guard_status: 'IGNORE' });
+  });
+
+  it("the bundle's keeper script sends heartbeats that show the site connected", async () => {
+    const folder = join(dir, `rampart-nginx-${sites.pass}`);
+    const before = await admin.request<{ status: { keeperVersion: string | null } }>('GET', `/sites/${sites.pass}`);
+    expect(before.body.status.keeperVersion).toBe('');
+    // Asynchronously: the engine runs in this process and must be free to answer the keeper.
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile('timeout', ['1.5', 'sh', join(folder, 'rampart-keeper.sh'), join(folder, 'config.json')], (error, _stdout, stderr) =>
+        resolve({ code: (error as { code?: number } | null)?.code ?? 0, stderr }),
+      );
+    });
+    expect(result).toEqual({ code: 124, stderr: '' }); // stopped by timeout, as intended, without a failed heartbeat
+    const after = await admin.request<{ status: { connected: boolean; keeperVersion: string } }>('GET', `/sites/${sites.pass}`);
+    expect(after.body.status).toMatchObject({ connected: true, keeperVersion: '0.1.0' });
   });
 
   it('nginx reported no errors talking to Rampart', async () => {
