@@ -1,0 +1,286 @@
+/**
+ * Loading a rule-set directory: the setup file, optional files before, `rules/*.conf` in byte order
+ * (REQUEST-9xx then RESPONSE-9xx, as CRS names them for), optional files after; `Include` and
+ * `IncludeOptional` expanded in place, relative to the including file, with glob patterns; data
+ * files of @pmFromFile / @ipMatchFromFile read beside the rule file that names them.
+ *
+ * Rule files and data files are read as latin1 so that every value is a binary string (one char per
+ * byte, see ../types.ts). Failures never throw: they are problems with file and line (line 0 when
+ * they concern a whole file or folder).
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { CompileEnv, Directive, ParseProblem, SourcePosition } from '../types.ts';
+import { actionValue, parseSecLang } from '#engine/waf/seclang';
+
+export interface LoadOptions {
+  /**
+   * The setup file loaded first. Absent: `<dir>/crs-setup.conf`, else `<dir>/crs-setup.conf.example`,
+   * else none. `null`: none.
+   */
+  setupFile?: string | null;
+  /** Loaded after the setup file, before the rules (Debian: REQUEST-900-EXCLUSION-RULES-BEFORE-CRS.conf). */
+  before?: readonly string[];
+  /** Loaded after the rules (Debian: RESPONSE-999-EXCLUSION-RULES-AFTER-CRS.conf). */
+  after?: readonly string[];
+}
+
+export interface RuleSet {
+  /** Every directive in load order, Includes expanded. */
+  directives: Directive[];
+  /** Every SecLang file read, in load order (absolute paths). */
+  files: string[];
+  /** Data file contents by absolute path (see `dataFilePath`): lines without blanks and `#` comments. */
+  dataFiles: Map<string, string[]>;
+  problems: ParseProblem[];
+  /** `3.3.4`, `4.25.0`; empty when neither SecComponentSignature nor the setup file tells. */
+  version: string;
+}
+
+/** How deep Includes may nest before we call it a loop. */
+const MAX_INCLUDE_DEPTH = 16;
+
+const DATA_FILE_OPERATORS = new Set(['pmfromfile', 'pmf', 'ipmatchfromfile', 'ipmatchf']);
+
+export async function loadRuleSet(dir: string, options: LoadOptions = {}): Promise<RuleSet> {
+  const root = resolve(dir);
+  const state: LoadState = { directives: [], files: [], problems: [] };
+  const rootStat = await stat(root).catch(() => null);
+  if (!rootStat?.isDirectory()) {
+    state.problems.push({ file: root, line: 0, message: `rule-set folder ${root} does not exist or is not a folder` });
+    return { ...state, dataFiles: new Map(), version: '' };
+  }
+
+  const setup = options.setupFile === undefined ? defaultSetupFile(root) : options.setupFile;
+  if (setup) await loadFile(resolve(setup), state, [], null);
+  for (const file of options.before ?? []) await loadFile(resolve(file), state, [], null);
+
+  const rulesDir = rulesFolder(root);
+  const ruleFiles = (await readdir(rulesDir).catch(() => [] as string[])).filter((f) => f.endsWith('.conf')).sort(byteOrder);
+  if (!ruleFiles.some((f) => /^REQUEST-.*\.conf$/.test(f))) {
+    state.problems.push({ file: rulesDir, line: 0, message: `no REQUEST-*.conf rule files in ${rulesDir}` });
+  }
+  for (const f of ruleFiles) await loadFile(join(rulesDir, f), state, [], null);
+  for (const file of options.after ?? []) await loadFile(resolve(file), state, [], null);
+
+  checkDuplicateIds(state.directives, state.problems);
+  const dataFiles = await loadDataFiles(state.directives, state.problems);
+  return { ...state, dataFiles, version: detectVersion(state.directives) };
+}
+
+/** `<dir>/rules` when it exists, else `dir` itself (a flat folder of REQUEST-*.conf files). */
+function rulesFolder(root: string): string {
+  const rules = join(root, 'rules');
+  return existsSync(rules) && statSync(rules).isDirectory() ? rules : root;
+}
+
+function defaultSetupFile(root: string): string | null {
+  for (const name of ['crs-setup.conf', 'crs-setup.conf.example']) {
+    const path = join(root, name);
+    if (existsSync(path)) return path;
+  }
+  return null;
+}
+
+interface LoadState {
+  directives: Directive[];
+  files: string[];
+  problems: ParseProblem[];
+}
+
+async function loadFile(file: string, state: LoadState, stack: readonly string[], from: SourcePosition | null): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, 'latin1');
+  } catch (cause) {
+    const reason = cause instanceof Error && 'code' in cause ? String(cause.code) : 'unreadable';
+    state.problems.push({ file: from?.file ?? file, line: from?.line ?? 0, message: `cannot read ${file} (${reason})` });
+    return;
+  }
+  state.files.push(file);
+  const parsed = parseSecLang(text, file);
+  state.problems.push(...parsed.problems);
+  for (const d of parsed.directives) {
+    if (d.kind === 'config' && (d.name === 'Include' || d.name === 'IncludeOptional')) {
+      await include(d, state, [...stack, file]);
+    } else {
+      state.directives.push(d);
+    }
+  }
+}
+
+async function include(d: Directive & { kind: 'config' }, state: LoadState, stack: readonly string[]): Promise<void> {
+  const optional = d.name === 'IncludeOptional';
+  const arg = d.args[0];
+  if (d.args.length !== 1 || !arg) {
+    state.problems.push({ file: d.file, line: d.line, message: `${d.name} takes one path, got ${d.args.length}` });
+    return;
+  }
+  if (stack.length >= MAX_INCLUDE_DEPTH) {
+    state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: includes nest deeper than ${MAX_INCLUDE_DEPTH} (a loop?)` });
+    return;
+  }
+  const pattern = isAbsolute(arg) ? arg : resolve(dirname(d.file), arg);
+  const matches = hasGlob(pattern) ? await expandGlob(pattern) : existsSync(pattern) ? [pattern] : [];
+  const files: string[] = [];
+  for (const m of matches) {
+    const s = await stat(m).catch(() => null);
+    if (s?.isDirectory()) {
+      // Apache includes every file of a named folder.
+      const inner = (await readdir(m)).sort(byteOrder).map((f) => join(m, f));
+      for (const f of inner) if ((await stat(f).catch(() => null))?.isFile()) files.push(f);
+    } else if (s?.isFile()) {
+      files.push(m);
+    }
+  }
+  if (files.length === 0 && !optional && !hasGlob(pattern)) {
+    state.problems.push({ file: d.file, line: d.line, message: `Include ${arg}: no such file (${pattern})` });
+    return;
+  }
+  for (const f of files) {
+    if (stack.includes(f)) {
+      state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: ${f} includes itself` });
+      continue;
+    }
+    await loadFile(f, state, stack, { file: d.file, line: d.line });
+  }
+}
+
+function hasGlob(path: string): boolean {
+  return /[*?[]/.test(path);
+}
+
+/** Expands `*`, `?` and `[...]` in any segment of an absolute path; results sorted per segment. */
+async function expandGlob(pattern: string): Promise<string[]> {
+  const segments = pattern.split(sep);
+  let bases = [segments[0] === '' ? sep : (segments[0] ?? '')];
+  for (const segment of segments.slice(1)) {
+    if (segment === '') continue;
+    const next: string[] = [];
+    for (const base of bases) {
+      if (!hasGlob(segment)) {
+        const candidate = join(base, segment);
+        if (existsSync(candidate)) next.push(candidate);
+        continue;
+      }
+      const re = globSegment(segment);
+      const names = await readdir(base).catch(() => [] as string[]);
+      for (const name of names.sort(byteOrder)) if (re.test(name) && !(name.startsWith('.') && !segment.startsWith('.'))) next.push(join(base, name));
+    }
+    bases = next;
+  }
+  return bases;
+}
+
+function globSegment(segment: string): RegExp {
+  let re = '';
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment[i] ?? '';
+    if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const close = segment.indexOf(']', i + 2);
+      if (close < 0) re += '\\[';
+      else {
+        let body = segment.slice(i + 1, close);
+        if (body.startsWith('!')) body = `^${body.slice(1)}`;
+        re += `[${body.replace(/\\/g, '\\\\')}]`;
+        i = close;
+      }
+    } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Byte order, as a C-locale `ls` or Apache's glob sorts: REQUEST-903.9001 before REQUEST-905. */
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function checkDuplicateIds(directives: readonly Directive[], problems: ParseProblem[]): void {
+  const seen = new Map<string, SourcePosition>();
+  for (const d of directives) {
+    if (d.kind !== 'rule' && d.kind !== 'action') continue;
+    const id = actionValue(d.actions, 'id');
+    if (id === undefined) continue;
+    const first = seen.get(id);
+    if (first) problems.push({ file: d.file, line: d.line, message: `duplicate rule id ${id} (first at ${first.file}:${first.line})` });
+    else seen.set(id, { file: d.file, line: d.line });
+  }
+}
+
+/** Absolute path of a data file named by a rule at `from`: beside the rule file. */
+export function dataFilePath(name: string, from: SourcePosition): string {
+  return isAbsolute(name) ? name : resolve(dirname(from.file), name);
+}
+
+/** The CompileEnv over a loaded rule set's data files; throws for a file the loader did not read. */
+export function dataFileReader(dataFiles: ReadonlyMap<string, string[]>): CompileEnv {
+  return {
+    readDataFile(name, from) {
+      const path = dataFilePath(name, from);
+      const lines = dataFiles.get(path);
+      if (!lines) throw new Error(`data file ${name} (${path}) was not loaded`);
+      return lines;
+    },
+  };
+}
+
+async function loadDataFiles(directives: readonly Directive[], problems: ParseProblem[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const failed = new Set<string>();
+  const visit = async (d: Directive): Promise<void> => {
+    if (d.kind !== 'rule') return;
+    if (DATA_FILE_OPERATORS.has(d.operator.name.toLowerCase())) {
+      for (const name of d.operator.argument.trim().split(/\s+/)) {
+        if (name === '') continue;
+        if (/^https?:\/\//i.test(name)) {
+          problems.push({ file: d.file, line: d.line, message: `@${d.operator.name} ${name}: remote data files are not supported` });
+          continue;
+        }
+        const path = dataFilePath(name, d);
+        if (out.has(path) || failed.has(path)) continue;
+        try {
+          out.set(path, dataLines(await readFile(path, 'latin1')));
+        } catch {
+          failed.add(path);
+          problems.push({ file: d.file, line: d.line, message: `@${d.operator.name}: data file ${name} not found beside the rule file (${path})` });
+        }
+      }
+    }
+    if (d.chained) await visit(d.chained);
+  };
+  for (const d of directives) await visit(d);
+  return out;
+}
+
+/** Data file lines as ModSecurity reads them: CR stripped, blank lines and `#` comments skipped. */
+export function dataLines(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    out.push(line);
+  }
+  return out;
+}
+
+/** From `SecComponentSignature "OWASP_CRS/3.3.4"`, else `setvar:tx.crs_setup_version=334`. */
+export function detectVersion(directives: readonly Directive[]): string {
+  for (const d of directives) {
+    if (d.kind === 'config' && d.name === 'SecComponentSignature') {
+      const m = /OWASP_CRS\/v?(\d+\.\d+\.\d+)/i.exec(d.args.join(' '));
+      if (m?.[1]) return m[1];
+    }
+  }
+  for (const d of directives) {
+    if (d.kind !== 'action' && d.kind !== 'rule') continue;
+    for (const a of d.actions) {
+      const m = a.name === 'setvar' ? /^tx\.crs_setup_version=(\d{3,4})$/i.exec(a.value ?? '') : null;
+      const digits = m?.[1];
+      if (digits) return `${digits[0]}.${String(Number(digits.slice(1, -1)))}.${digits.slice(-1)}`;
+    }
+  }
+  return '';
+}

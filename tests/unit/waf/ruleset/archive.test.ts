@@ -1,0 +1,214 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateRawSync, gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { extractArchive, findRuleSetRoot, loadRuleSet, MAX_ENTRIES } from '../../../../engine/waf/ruleset/index.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'rampart-archive-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let n = 0;
+const target = (): string => join(scratch, `t${++n}`);
+
+// ---------------------------------------------------------------------------------------------
+// Tiny archive writers, enough to build test inputs.
+// ---------------------------------------------------------------------------------------------
+
+interface TarEntry {
+  name: string;
+  data?: string;
+  /** '0' file (default), '5' folder, '2' symlink, 'L' GNU long name. */
+  type?: string;
+  link?: string;
+}
+
+function tarHeader(name: string, size: number, type: string, link = ''): Buffer {
+  const h = Buffer.alloc(512);
+  h.write(name.slice(0, 100), 0, 'utf8');
+  h.write('0000644\0', 100, 'latin1');
+  h.write('0000000\0', 108, 'latin1');
+  h.write('0000000\0', 116, 'latin1');
+  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'latin1');
+  h.write('00000000000\0', 136, 'latin1');
+  h.write(type, 156, 'latin1');
+  h.write(link, 157, 'utf8');
+  h.write('ustar\0', 257, 'latin1');
+  h.write('00', 263, 'latin1');
+  h.fill(' ', 148, 156);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+  return h;
+}
+
+function tar(entries: readonly TarEntry[], options: { gnuLongNames?: boolean } = {}): Buffer {
+  const parts: Buffer[] = [];
+  const pad = (b: Buffer): Buffer => Buffer.concat([b, Buffer.alloc((512 - (b.length % 512)) % 512)]);
+  for (const e of entries) {
+    const data = Buffer.from(e.data ?? '');
+    if (options.gnuLongNames && e.name.length > 100) {
+      const long = Buffer.from(`${e.name}\0`);
+      parts.push(tarHeader('././@LongLink', long.length, 'L'), pad(long));
+    }
+    parts.push(tarHeader(e.name, data.length, e.type ?? '0', e.link), pad(data));
+  }
+  parts.push(Buffer.alloc(1024));
+  return Buffer.concat(parts);
+}
+
+interface ZipEntry {
+  name: string;
+  data?: string;
+  store?: boolean;
+  /** Unix mode to record (e.g. 0o120777 for a symlink). */
+  mode?: number;
+}
+
+function zip(entries: readonly ZipEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const data = Buffer.from(e.data ?? '');
+    const body = e.store ? data : deflateRawSync(data);
+    const method = e.store ? 0 : 8;
+    const crc = crc32(data) >>> 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x800, 6);
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x800, 8);
+    central.writeUInt16LE(method, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(((e.mode ?? (e.name.endsWith('/') ? 0o40755 : 0o100644)) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, body);
+    centrals.push(central, name);
+    offset += local.length + name.length + body.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
+
+const RULES = {
+  'REQUEST-901-INITIALIZATION.conf': 'SecComponentSignature "OWASP_CRS/4.1.0"\nSecAction "id:901001,phase:1,pass,nolog"\n',
+  'REQUEST-930-APPLICATION-ATTACK-LFI.conf': 'SecRule ARGS "@pmFromFile lfi-os-files.data" "id:930120,phase:2,block"\n',
+  'lfi-os-files.data': '/etc/passwd\n',
+};
+
+const crsEntries = (prefix: string): TarEntry[] => [
+  { name: `${prefix}/`, type: '5' },
+  { name: `${prefix}/crs-setup.conf.example`, data: 'SecAction "id:900990,phase:1,pass,nolog"\n' },
+  { name: `${prefix}/rules/`, type: '5' },
+  ...Object.entries(RULES).map(([f, data]) => ({ name: `${prefix}/rules/${f}`, data })),
+];
+
+describe('extractArchive', () => {
+  it('unpacks a .tar.gz and finds the rule-set root inside its top folder', async () => {
+    const dir = target();
+    const result = await extractArchive(gzipSync(tar(crsEntries('coreruleset-4.1.0'))), 'crs.tar.gz', dir);
+    expect(result).toEqual({
+      ok: true,
+      value: {
+        root: join(dir, 'coreruleset-4.1.0'),
+        files: ['coreruleset-4.1.0/crs-setup.conf.example', ...Object.keys(RULES).map((f) => `coreruleset-4.1.0/rules/${f}`)],
+      },
+    });
+    const rs = await loadRuleSet(join(dir, 'coreruleset-4.1.0'));
+    expect(rs.problems).toEqual([]);
+    expect(rs.version).toBe('4.1.0');
+    expect(rs.dataFiles.size).toBe(1);
+  });
+
+  it('reads GNU long names (paths over 100 bytes)', async () => {
+    const prefix = `a/${'very-long-folder-name-'.repeat(6)}crs`;
+    const dir = target();
+    const result = await extractArchive(gzipSync(tar(crsEntries(prefix), { gnuLongNames: true })), 'crs.tgz', dir);
+    expect(result.ok && result.value.root).toBe(join(dir, prefix));
+    expect(readFileSync(join(dir, prefix, 'rules', 'lfi-os-files.data'), 'utf8')).toBe('/etc/passwd\n');
+  });
+
+  it('unpacks a .zip with stored and deflated entries', async () => {
+    const dir = target();
+    const entries: ZipEntry[] = [
+      { name: 'owasp-crs/', store: true },
+      { name: 'owasp-crs/rules/REQUEST-901-INITIALIZATION.conf', data: RULES['REQUEST-901-INITIALIZATION.conf'], store: true },
+      { name: 'owasp-crs/rules/REQUEST-930-APPLICATION-ATTACK-LFI.conf', data: RULES['REQUEST-930-APPLICATION-ATTACK-LFI.conf'] },
+      { name: 'owasp-crs/rules/lfi-os-files.data', data: '/etc/passwd\n'.repeat(100) },
+    ];
+    const result = await extractArchive(zip(entries), 'CRS.ZIP', dir);
+    expect(result.ok && result.value.root).toBe(join(dir, 'owasp-crs'));
+    expect(readFileSync(join(dir, 'owasp-crs', 'rules', 'lfi-os-files.data'), 'utf8')).toBe('/etc/passwd\n'.repeat(100));
+    expect((await loadRuleSet(join(dir, 'owasp-crs'))).problems).toEqual([]);
+  });
+
+  it('accepts an archive of the bare rules folder or of the rule files alone', async () => {
+    const dir = target();
+    const bare = await extractArchive(zip(Object.entries(RULES).map(([f, data]) => ({ name: `rules/${f}`, data }))), 'r.zip', dir);
+    expect(bare.ok && bare.value.root).toBe(dir);
+    const flat = await extractArchive(zip(Object.entries(RULES).map(([f, data]) => ({ name: `x/${f}`, data }))), 'r.zip', target());
+    expect(flat.ok && flat.value.root.endsWith('/x')).toBe(true);
+  });
+
+  const refused: [string, () => Buffer, string, RegExp][] = [
+    ['a ../ path in a tar', () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/../../evil.conf', data: 'x' }])), 'a.tar.gz', /path traversal/],
+    ['an absolute path in a tar', () => gzipSync(tar([{ name: '/etc/cron.d/evil', data: 'x' }, ...crsEntries('crs')])), 'a.tar.gz', /absolute path/],
+    ['a symlink in a tar', () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/rules/link.conf', type: '2', link: '/etc/passwd' }])), 'a.tgz', /symbolic link/],
+    ['a hard link in a tar', () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/rules/h.conf', type: '1', link: 'crs/x' }])), 'a.tgz', /hard link/],
+    ['a ../ path in a zip', () => zip([{ name: 'rules/REQUEST-901-X.conf', data: 'x' }, { name: '../evil', data: 'x' }]), 'a.zip', /path traversal/],
+    ['a backslash ..\\ path in a zip', () => zip([{ name: 'rules/REQUEST-901-X.conf', data: 'x' }, { name: 'a\\..\\..\\evil', data: 'x' }]), 'a.zip', /path traversal/],
+    ['a symlink in a zip', () => zip([{ name: 'rules/REQUEST-901-X.conf', data: '/etc/passwd', mode: 0o120777 }]), 'a.zip', /symbolic link/],
+    ['too many entries', () => zip(Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: `rules/REQUEST-${i}.conf`, store: true }))), 'a.zip', /more than 5000 entries/],
+    ['a tar.gz that unpacks past 100 MB', () => gzipSync(tar([{ name: 'rules/REQUEST-901-X.conf', data: 'x'.repeat(101 * 1024 * 1024) }])), 'a.tar.gz', /more than 100 MB/],
+    ['an archive without a rule set', () => zip([{ name: 'README.md', data: 'hello' }]), 'a.zip', /no rule set inside/],
+    ['a corrupt zip', () => Buffer.from('PK not really'), 'a.zip', /no end of central directory/],
+    ['a file that is not gzip', () => Buffer.from('plain text'), 'a.tar.gz', /not gzip data/],
+    ['an unknown archive type', () => Buffer.from('x'), 'a.rar', /unsupported archive type/],
+  ];
+  for (const [what, build, name, message] of refused) {
+    it(`refuses ${what} and writes nothing`, async () => {
+      const dir = target();
+      const result = await extractArchive(build(), name, dir);
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.error).toMatch(message);
+      expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+      expect(existsSync(join(scratch, 'evil'))).toBe(false);
+    });
+  }
+
+  it('refuses a zip entry whose data does not match its CRC', async () => {
+    const good = zip([{ name: 'rules/REQUEST-901-X.conf', data: 'SecMarker A\n', store: true }]);
+    const bad = Buffer.from(good);
+    bad[30 + 'rules/REQUEST-901-X.conf'.length] = 0x41;
+    const result = await extractArchive(bad, 'a.zip', target());
+    expect(!result.ok && result.error).toMatch(/CRC mismatch/);
+  });
+});
+
+describe('findRuleSetRoot', () => {
+  it('prefers the shallowest folder with rules/REQUEST-*.conf', () => {
+    expect(findRuleSetRoot(['x/tests/rules/REQUEST-1.conf', 'x/rules/REQUEST-1.conf', 'x/README'])).toBe('x');
+    expect(findRuleSetRoot(['rules/REQUEST-901.conf'])).toBe('');
+    expect(findRuleSetRoot(['a/b/REQUEST-901.conf'])).toBe('a/b');
+    expect(findRuleSetRoot(['a/b/RESPONSE-950.conf'])).toBeNull();
+  });
+});
