@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 /**
  * Reads the CRS regression cases for the libinjection-backed rules and turns each request into the
  * values those rules inspect, transformed the way the rules transform them. Deliberately simple:
@@ -9,7 +10,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 
-export const CRS_ROOT = '/work/shared/crs-regression';
+/** The shared CRS regression data sits beside the checkout (`../shared/crs-regression`). */
+export const CRS_ROOT = fileURLToPath(new URL('../../../../../shared/crs-regression', import.meta.url));
 
 export type RuleId = '941100' | '941101' | '942100' | '942101';
 export type CrsVersion = 'v3.3.4' | 'v4.28.0';
