@@ -1,4 +1,4 @@
-import { fork, spawn } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +42,8 @@ describe('the engine process', () => {
     expect(stderr).toMatch(/requires TLS/);
   });
 
-  it('tells its parent it is ready, serves, and shuts down on request', async () => {
+  /** Forks the engine with IPC, as the desktop supervisor does, and waits for its ready message. */
+  async function forkReady(): Promise<{ child: ChildProcess; ready: { type: string; consoleUrl: string }; port: number }> {
     const port = await freePort();
     const child = fork('engine/main.ts', [], {
       execArgv: ['--import', 'tsx'],
@@ -59,6 +60,11 @@ describe('the engine process', () => {
     const ready = await new Promise<{ type: string; consoleUrl: string }>((resolve) =>
       child.once('message', (m) => resolve(m as { type: string; consoleUrl: string })),
     );
+    return { child, ready, port };
+  }
+
+  it('tells its parent it is ready, serves, and shuts down on request', async () => {
+    const { child, ready, port } = await forkReady();
     expect(ready).toMatchObject({ type: 'ready', consoleUrl: `http://127.0.0.1:${port}` });
     const health = await fetch(`${ready.consoleUrl}/api/v1/health`);
     expect(health.status).toBe(200);
@@ -68,20 +74,7 @@ describe('the engine process', () => {
   });
 
   it('shuts down gracefully on SIGTERM', async () => {
-    const port = await freePort();
-    const child = fork('engine/main.ts', [], {
-      execArgv: ['--import', 'tsx'],
-      env: {
-        ...process.env,
-        RAMPART_DATA: dataDir,
-        RAMPART_CONSOLE_PORT: String(port),
-        RAMPART_GATEWAY_HOST: '127.0.0.1',
-        RAMPART_GATEWAY_PORT: String(await freePort()),
-        RAMPART_LOG_LEVEL: 'silent',
-      },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    await new Promise((resolve) => child.once('message', resolve));
+    const { child } = await forkReady();
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
