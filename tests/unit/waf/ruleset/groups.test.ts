@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { countGroupLevels, groupOf, loadRuleSet, ruleLevels, RULE_GROUPS } from '../../../../engine/waf/ruleset/index.ts';
 import type { GroupLevelCount } from '../../../../engine/waf/ruleset/index.ts';
 import { parseSecLang } from '../../../../engine/waf/seclang/index.ts';
-import { CRS3, CRS4, HAS_CRS3 } from './crs-dirs.ts';
+import { CRS3, CRS4, HAS_CRS3 } from '../../../support/crs-dirs.ts';
 
 const totals = (counts: readonly GroupLevelCount[]): number[] => [0, 1, 2, 3].map((i) => counts.reduce((n, c) => n + (c.enabled[i] ?? 0), 0));
 

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dataFileReader, detectRuleSetDir, loadRuleSet } from '../../../../engine/waf/ruleset/index.ts';
 import type { Directive } from '../../../../engine/waf/types.ts';
-import { CRS3, CRS4, HAS_CRS3 } from './crs-dirs.ts';
+import { CRS3, CRS4, HAS_CRS3 } from '../../../support/crs-dirs.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'rampart-ruleset-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

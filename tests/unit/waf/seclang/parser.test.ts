@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatVariable, parseActions, parseSecLang, parseVariables } from '../../../../engine/waf/seclang/index.ts';
 import type { Directive } from '../../../../engine/waf/types.ts';
-import { CRS3, CRS4, HAS_CRS3 } from '../ruleset/crs-dirs.ts';
+import { CRS3, CRS4, HAS_CRS3 } from '../../../support/crs-dirs.ts';
 
 type Rule = Directive & { kind: 'rule' };
 

@@ -1,0 +1,27 @@
+/**
+ * %{...} macros: `%{tx.anomaly_score}`, `%{MATCHED_VAR}`, `%{REQUEST_HEADERS.host}`, `%{rule.id}`.
+ * Split once at compile time; expanded by the transaction.
+ */
+import type { Macro, MacroPart } from './rule.ts';
+
+const MACRO = /%\{([^}]+)\}/g;
+
+export function compileMacro(source: string): Macro {
+  if (source.indexOf('%{') < 0) return { source, parts: [source], constant: true };
+  const parts: MacroPart[] = [];
+  let last = 0;
+  for (const m of source.matchAll(MACRO)) {
+    const at = m.index;
+    if (at > last) parts.push(source.slice(last, at));
+    const body = (m[1] ?? '').trim();
+    const dot = body.search(/[.:]/);
+    parts.push(
+      dot < 0
+        ? { collection: body.toUpperCase(), key: undefined }
+        : { collection: body.slice(0, dot).toUpperCase(), key: body.slice(dot + 1) },
+    );
+    last = at + m[0].length;
+  }
+  if (last < source.length) parts.push(source.slice(last));
+  return { source, parts, constant: false };
+}

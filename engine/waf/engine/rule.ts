@@ -1,0 +1,131 @@
+/**
+ * The executable form of a rule set: what compile.ts produces and transaction.ts runs.
+ */
+import type { OperatorFn, OperatorDef, Transformation, CompileEnv } from '../types.ts';
+
+/** A string with %{...} macros, split once at compile time. */
+export type MacroPart = string | { collection: string; key: string | undefined };
+export interface Macro {
+  source: string;
+  parts: MacroPart[];
+  /** True when the source has no macro: parts is [source]. */
+  constant: boolean;
+}
+
+export type KeySelector =
+  | { kind: 'literal'; value: string; lower: string }
+  | { kind: 'regex'; re: RegExp; source: string };
+
+export interface CompiledVariable {
+  name: string;
+  key: KeySelector | undefined;
+  count: boolean;
+}
+
+export interface CompiledOperator {
+  name: string;
+  negated: boolean;
+  argument: string;
+  def: OperatorDef;
+  /** Compiled once when the argument has no macro. */
+  fn: OperatorFn | undefined;
+  /** The argument as a macro when it has one: compiled per expanded value. */
+  dynamic: Macro | undefined;
+  cache: Map<string, OperatorFn> | undefined;
+  env: CompileEnv;
+}
+
+export interface SetVarAction {
+  collection: string;
+  key: Macro;
+  op: 'set' | 'add' | 'sub' | 'delete';
+  value: Macro;
+}
+
+export type CtlAction =
+  | { kind: 'ruleEngine'; value: 'On' | 'Off' | 'DetectionOnly' }
+  | { kind: 'ruleRemoveById'; ranges: [number, number][] }
+  | { kind: 'ruleRemoveByTag'; tag: Macro }
+  | { kind: 'ruleRemoveByMsg'; msg: string }
+  | { kind: 'ruleRemoveTargetById'; ranges: [number, number][]; target: CompiledVariable }
+  | { kind: 'ruleRemoveTargetByTag'; tag: string; target: CompiledVariable }
+  | { kind: 'ruleRemoveTargetByMsg'; msg: string; target: CompiledVariable }
+  | { kind: 'requestBodyProcessor'; value: string }
+  | { kind: 'requestBodyAccess'; value: boolean }
+  | { kind: 'forceRequestBodyVariable'; value: boolean }
+  | { kind: 'requestBodyLimit'; value: number }
+  | { kind: 'noop' };
+
+export type Disruptive = 'pass' | 'block' | 'deny' | 'drop' | 'allow' | 'redirect';
+export type AllowScope = 'all' | 'phase' | 'request';
+
+export interface CompiledRule {
+  kind: 'rule';
+  id: string;
+  idNum: number;
+  phase: number;
+  file: string;
+  line: number;
+  /** Index of the CRS group this rule's file belongs to (see groups.ts), or -1. */
+  group: number;
+  /** SecAction: no operator, always matches once. */
+  unconditional: boolean;
+  variables: CompiledVariable[];
+  exclusions: CompiledVariable[];
+  operator: CompiledOperator | undefined;
+  transforms: Transformation[];
+  /** Identifies the transformation chain for the per-transaction cache. */
+  transformKey: string;
+  multiMatch: boolean;
+  capture: boolean;
+  disruptive: Disruptive | undefined;
+  allowScope: AllowScope;
+  status: number | undefined;
+  log: boolean;
+  auditlog: boolean;
+  msg: Macro | undefined;
+  logdata: Macro | undefined;
+  tags: string[];
+  severity: string;
+  ver: string;
+  rev: string;
+  maturity: string;
+  accuracy: string;
+  setvars: SetVarAction[];
+  ctls: CtlAction[];
+  skip: number;
+  skipAfter: string | undefined;
+  chain: CompiledRule | undefined;
+  /** Set on the first rule of a chain: the default action's disruptive action for `block`. */
+  defaultDisruptive: Disruptive;
+  defaultStatus: number | undefined;
+}
+
+export interface CompiledMarker {
+  kind: 'marker';
+  label: string;
+  group: number;
+}
+
+export type PhaseEntry = CompiledRule | CompiledMarker;
+
+export interface EngineConfig {
+  ruleEngine: 'On' | 'Off' | 'DetectionOnly';
+  requestBodyAccess: boolean;
+  responseBodyAccess: boolean;
+  requestBodyLimit: number;
+  requestBodyLimitAction: 'Reject' | 'ProcessPartial';
+  responseBodyLimit: number;
+  responseBodyMimeTypes: string[];
+  argumentSeparator: string;
+  argumentsLimit: number;
+}
+
+export interface CompiledRuleSet {
+  /** Index 1..5; index 0 unused. */
+  phases: PhaseEntry[][];
+  /** Per phase: marker label -> index in that phase's list. */
+  markers: Map<string, number>[];
+  byId: Map<string, CompiledRule>;
+  config: EngineConfig;
+}

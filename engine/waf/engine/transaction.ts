@@ -1,0 +1,936 @@
+/**
+ * One transaction: the variables of one request (and its response), the phases 1 to 5 run over a
+ * compiled rule set, and what matched. Rule semantics follow ModSecurity v3: every target value is
+ * tried; each match runs the rule's non-disruptive actions (setvar, ctl, capture); a chain needs
+ * every link to match and logs with the last link's MATCHED_VAR; skipAfter jumps within the phase.
+ */
+import type { MatchedRule, MatchState, OperatorFn, WafOutcome, WafRequest, WafResponse } from '../types.ts';
+import { parseUrlencoded } from './body/urlencoded.ts';
+import { parseMultipart, strictError, emptyFlags, type MultipartFile, type MultipartFlags } from './body/multipart.ts';
+import { parseJson } from './body/json.ts';
+import { parseXml, type XmlResult } from './body/xml.ts';
+import { inRanges, tagMatches } from './compile.ts';
+import { PARANOIA_KEYS } from './groups.ts';
+import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
+import type { CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, Macro, SetVarAction } from './rule.ts';
+import { formatLogLine } from './compat-log.ts';
+
+export interface TransactionOptions {
+  /** Paranoia level per group index (groups.ts); the rules of a group see it while they run. */
+  groupLevels: readonly number[];
+  /** Initial tx.paranoia_level (the highest enabled group level); the rule set may override it. */
+  paranoiaLevel: number;
+  /** Picks the JSON / XML processors from Content-Type, as ModSecurity's recommended rules 200000/200001 do. */
+  jsonXmlByContentType: boolean;
+  logSink: ((line: string) => void) | undefined;
+  uniqueId: string;
+  now: Date;
+}
+
+interface Target {
+  name: string;
+  value: string;
+}
+
+interface RemovedTarget {
+  byId?: [number, number][];
+  byTag?: string;
+  byMsg?: string;
+  target: CompiledVariable;
+}
+
+const SEVERITIES: Record<string, number> = {
+  emergency: 0,
+  alert: 1,
+  critical: 2,
+  error: 3,
+  warning: 4,
+  notice: 5,
+  info: 6,
+  debug: 7,
+};
+
+function severityNumber(s: string): number {
+  if (s === '') return 255;
+  const n = Number(s);
+  if (Number.isInteger(n)) return n;
+  return SEVERITIES[s.toLowerCase()] ?? 255;
+}
+
+function toInt(s: string | undefined): number {
+  if (s === undefined) return 0;
+  const n = Number.parseInt(s, 10);
+  return Number.isNaN(n) ? 0 : n;
+}
+
+const NO_ENTRIES: Entry[] = [];
+
+export class Transaction {
+  private readonly rs: CompiledRuleSet;
+  private readonly opts: TransactionOptions;
+  private readonly req: WafRequest;
+  private readonly line: RequestLineData;
+  private res: WafResponse | undefined;
+  private readonly started = process.hrtime.bigint();
+
+  private readonly tx = new Map<string, Entry>();
+  private readonly persistent = new Map<string, Map<string, Entry>>();
+  private readonly transformCache = new Map<string, Map<string, string>>();
+  private readonly state: MatchState = { capture: false, captures: [] };
+
+  // Request body results.
+  private argsPost: Entry[] = [];
+  private files: MultipartFile[] = [];
+  private partHeaders: Entry[] = [];
+  private multipartFlags: MultipartFlags = emptyFlags();
+  private xml: XmlResult | undefined;
+  private reqBody = '';
+  private reqBodyLength = 0;
+  private reqBodyError = false;
+  private reqBodyErrorMsg = '';
+  private processorName = '';
+  private urlencodedError = false;
+  private inboundDataError = false;
+  private outboundDataError = false;
+  private argsCache: Entry[] | undefined;
+
+  // Per-rule and per-match state.
+  private matchedVar = '';
+  private matchedVarName = '';
+  private matchedVars: Entry[] = [];
+  private currentRule: CompiledRule | undefined;
+  private paranoiaOverride: number | undefined;
+
+  // Runtime configuration changed by ctl.
+  private ruleEngine: 'On' | 'Off' | 'DetectionOnly';
+  private bodyProcessor: string | undefined;
+  private bodyAccess: boolean;
+  private forceBodyVariable = false;
+  private bodyLimit: number;
+  private removedRanges: [number, number][] = [];
+  private removedTags: string[] = [];
+  private removedMsgs: string[] = [];
+  private removedTargets: RemovedTarget[] = [];
+
+  // Outcome.
+  private readonly matched: MatchedRule[] = [];
+  private interrupted = false;
+  private status = 200;
+  private allowAll = false;
+  private allowRequest = false;
+  private highestSeverity = 255;
+  private phasesDone = 0;
+
+  constructor(rs: CompiledRuleSet, req: WafRequest, opts: TransactionOptions) {
+    this.rs = rs;
+    this.req = req;
+    this.opts = opts;
+    this.ruleEngine = rs.config.ruleEngine;
+    this.bodyAccess = rs.config.requestBodyAccess;
+    this.bodyLimit = rs.config.requestBodyLimit;
+    this.line = buildRequestLineData(req, rs.config.argumentSeparator, rs.config.argumentsLimit);
+    this.urlencodedError = this.line.urlencodedError;
+    this.setTx('paranoia_level', String(opts.paranoiaLevel));
+    this.bodyProcessor = this.processorFor((this.header('content-type') ?? '').toLowerCase());
+  }
+
+  /** The processor ModSecurity picks from Content-Type while reading the headers (before phase 1). */
+  private processorFor(ct: string): string | undefined {
+    if (ct.startsWith('application/x-www-form-urlencoded')) return 'URLENCODED';
+    if (ct.startsWith('multipart/form-data')) return 'MULTIPART';
+    if (this.opts.jsonXmlByContentType && ct.startsWith('application/json')) return 'JSON';
+    if (this.opts.jsonXmlByContentType && /^(?:application(?:\/soap\+|\/)|text\/)xml/.test(ct)) return 'XML';
+    return undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Phases
+  // -------------------------------------------------------------------------------------------
+
+  /** Phases 1 and 2 (with the request body between them). */
+  processRequest(): WafOutcome {
+    this.runPhase(1);
+    this.processRequestBody();
+    this.runPhase(2);
+    return this.outcome();
+  }
+
+  /** Phases 3 and 4 over the upstream response. */
+  processResponse(res: WafResponse): WafOutcome {
+    this.res = res;
+    this.runPhase(3);
+    this.runPhase(4);
+    return this.outcome();
+  }
+
+  /** Phase 5 (logging): always runs, even after an interruption. */
+  processLogging(): WafOutcome {
+    this.runPhase(5);
+    return this.outcome();
+  }
+
+  outcome(): WafOutcome {
+    const score =
+      this.txNumber('blocking_inbound_anomaly_score') ?? this.txNumber('anomaly_score') ?? this.txNumber('inbound_anomaly_score') ?? 0;
+    return { interrupted: this.interrupted, status: this.interrupted ? this.status : 200, matched: this.matched, score };
+  }
+
+  private txNumber(key: string): number | undefined {
+    const e = this.tx.get(key);
+    return e === undefined ? undefined : toInt(e[1]);
+  }
+
+  private runPhase(phase: number): void {
+    if (this.phasesDone >= phase) return;
+    this.phasesDone = phase;
+    if (this.ruleEngine === 'Off') return;
+    if (phase < 5 && (this.interrupted || this.allowAll)) return;
+    if (phase <= 2 && this.allowRequest) return;
+    const list = this.rs.phases[phase] ?? [];
+    const markers = this.rs.markers[phase];
+    let i = 0;
+    while (i < list.length) {
+      const e = list[i];
+      if (e === undefined || e.kind === 'marker') {
+        i++;
+        continue;
+      }
+      if (this.isRemoved(e)) {
+        i++;
+        continue;
+      }
+      this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
+      this.matchedVars = [];
+      const ok = this.evaluate(e);
+      this.paranoiaOverride = undefined;
+      if (!ok) {
+        i++;
+        continue;
+      }
+      this.onFullMatch(e);
+      if (this.interrupted && phase < 5) return;
+      if (this.allowAll || (this.allowRequest && phase <= 2)) return;
+      if (this.allowPhase) {
+        this.allowPhase = false;
+        return;
+      }
+      const last = this.lastLink(e);
+      const skipAfter = e.skipAfter ?? last.skipAfter;
+      if (skipAfter !== undefined) {
+        const at = markers?.get(skipAfter);
+        i = at === undefined ? list.length : at + 1;
+        continue;
+      }
+      let skip = e.skip || last.skip;
+      i++;
+      while (skip > 0 && i < list.length) {
+        if (list[i]?.kind === 'rule') skip--;
+        i++;
+      }
+    }
+  }
+
+  private allowPhase = false;
+
+  private lastLink(rule: CompiledRule): CompiledRule {
+    let r = rule;
+    while (r.chain) r = r.chain;
+    return r;
+  }
+
+  private isRemoved(rule: CompiledRule): boolean {
+    if (this.removedRanges.length > 0 && inRanges(rule.idNum, this.removedRanges)) return true;
+    if (this.removedTags.length > 0) {
+      for (const t of this.removedTags) for (const tag of rule.tags) if (tagMatches(t, tag)) return true;
+    }
+    if (this.removedMsgs.length > 0 && rule.msg !== undefined && this.removedMsgs.includes(rule.msg.source)) return true;
+    return false;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Rule evaluation
+  // -------------------------------------------------------------------------------------------
+
+  private evaluate(rule: CompiledRule): boolean {
+    this.currentRule = rule;
+    let any = false;
+    if (rule.unconditional) {
+      this.onMatch(rule);
+      any = true;
+    } else {
+      const targets = this.resolveTargets(rule);
+      const op = rule.operator;
+      if (op === undefined) return false;
+      this.matchedVars = [];
+      for (const t of targets) {
+        if (rule.multiMatch) {
+          let v = t.value;
+          let matched = this.runOperator(rule, v);
+          for (const fn of rule.transforms) {
+            if (matched) break;
+            const nv = fn(v);
+            if (nv === v) continue;
+            v = nv;
+            matched = this.runOperator(rule, v);
+          }
+          if (matched) {
+            any = true;
+            this.recordMatch(rule, t.name, v);
+          }
+        } else {
+          const v = this.transform(rule, t.value);
+          if (this.runOperator(rule, v)) {
+            any = true;
+            this.recordMatch(rule, t.name, v);
+          }
+        }
+      }
+    }
+    if (!any) return false;
+    if (rule.chain) return this.evaluate(rule.chain);
+    return true;
+  }
+
+  private recordMatch(rule: CompiledRule, name: string, value: string): void {
+    this.matchedVar = value;
+    this.matchedVarName = name;
+    this.matchedVars.push([name, value]);
+    if (rule.capture) {
+      const caps = this.state.captures;
+      for (let i = 0; i < 10; i++) {
+        const c = caps[i];
+        if (c !== undefined) this.setTx(String(i), c);
+      }
+    }
+    this.onMatch(rule);
+  }
+
+  private onMatch(rule: CompiledRule): void {
+    for (const sv of rule.setvars) this.setVar(sv);
+    for (const c of rule.ctls) this.ctl(c);
+  }
+
+  private runOperator(rule: CompiledRule, input: string): boolean {
+    const op = rule.operator;
+    if (op === undefined) return false;
+    let fn: OperatorFn | undefined = op.fn;
+    if (fn === undefined && op.dynamic !== undefined && op.cache !== undefined) {
+      const arg = this.expand(op.dynamic);
+      fn = op.cache.get(arg);
+      if (fn === undefined) {
+        try {
+          fn = op.def.compile(arg, op.env);
+        } catch {
+          fn = () => false;
+        }
+        if (op.cache.size < 1000) op.cache.set(arg, fn);
+      }
+    }
+    if (fn === undefined) return false;
+    const st = this.state;
+    st.capture = rule.capture;
+    st.captures.length = 0;
+    const r = fn(input, st);
+    return op.negated ? !r : r;
+  }
+
+  private transform(rule: CompiledRule, value: string): string {
+    if (rule.transforms.length === 0) return value;
+    let cache = this.transformCache.get(rule.transformKey);
+    if (cache === undefined) {
+      cache = new Map();
+      this.transformCache.set(rule.transformKey, cache);
+    }
+    const hit = cache.get(value);
+    if (hit !== undefined) return hit;
+    let v = value;
+    for (const fn of rule.transforms) v = fn(v);
+    cache.set(value, v);
+    return v;
+  }
+
+  private onFullMatch(rule: CompiledRule): void {
+    const sev = severityNumber(rule.severity);
+    if (sev < this.highestSeverity) this.highestSeverity = sev;
+    const engineOn = this.ruleEngine === 'On';
+    let action = rule.disruptive ?? rule.defaultDisruptive;
+    if (action === 'block') action = rule.defaultDisruptive === 'block' ? 'deny' : rule.defaultDisruptive;
+    const disrupts = engineOn && (action === 'deny' || action === 'drop' || action === 'redirect');
+    if (rule.log) {
+      const message = rule.msg ? this.expand(rule.msg) : '';
+      const data = rule.logdata ? this.expand(rule.logdata) : '';
+      const m: MatchedRule = {
+        id: rule.id,
+        phase: rule.phase,
+        message,
+        data,
+        severity: rule.severity,
+        tags: rule.tags,
+        file: rule.file,
+        line: rule.line,
+        variable: this.matchedVarName,
+      };
+      this.matched.push(m);
+      if (this.opts.logSink) {
+        const last = this.lastLink(rule);
+        this.opts.logSink(
+          formatLogLine({
+            rule,
+            match: m,
+            operator: last.operator,
+            value: this.matchedVar,
+            disruptive: disrupts ? (rule.status ?? rule.defaultStatus ?? 403) : undefined,
+            host: this.header('host') ?? '',
+            uri: this.line.uri,
+            uniqueId: this.opts.uniqueId,
+          }),
+        );
+      }
+    }
+    if (!engineOn) return;
+    if (disrupts) {
+      this.interrupted = true;
+      this.status = rule.status ?? rule.defaultStatus ?? 403;
+    } else if (action === 'allow') {
+      if (rule.allowScope === 'phase') this.allowPhase = true;
+      else if (rule.allowScope === 'request') this.allowRequest = true;
+      else this.allowAll = true;
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Actions
+  // -------------------------------------------------------------------------------------------
+
+  private setTx(key: string, value: string): void {
+    this.tx.set(key.toLowerCase(), [key, value]);
+  }
+
+  private collectionMap(name: string): Map<string, Entry> {
+    if (name === 'TX') return this.tx;
+    let m = this.persistent.get(name);
+    if (m === undefined) {
+      m = new Map();
+      this.persistent.set(name, m);
+    }
+    return m;
+  }
+
+  private setVar(sv: SetVarAction): void {
+    const map = this.collectionMap(sv.collection);
+    const key = this.expand(sv.key);
+    const lower = key.toLowerCase();
+    if (sv.op === 'delete') {
+      map.delete(lower);
+      return;
+    }
+    const value = this.expand(sv.value);
+    if (sv.op === 'set') {
+      map.set(lower, [key, value]);
+      return;
+    }
+    const current = toInt(map.get(lower)?.[1]);
+    const delta = toInt(value);
+    map.set(lower, [key, String(sv.op === 'add' ? current + delta : current - delta)]);
+  }
+
+  private ctl(c: CtlAction): void {
+    switch (c.kind) {
+      case 'ruleEngine':
+        this.ruleEngine = c.value;
+        break;
+      case 'ruleRemoveById':
+        this.removedRanges.push(...c.ranges);
+        break;
+      case 'ruleRemoveByTag':
+        this.removedTags.push(this.expand(c.tag));
+        break;
+      case 'ruleRemoveByMsg':
+        this.removedMsgs.push(c.msg);
+        break;
+      case 'ruleRemoveTargetById':
+        this.removedTargets.push({ byId: c.ranges, target: c.target });
+        break;
+      case 'ruleRemoveTargetByTag':
+        this.removedTargets.push({ byTag: c.tag, target: c.target });
+        break;
+      case 'ruleRemoveTargetByMsg':
+        this.removedTargets.push({ byMsg: c.msg, target: c.target });
+        break;
+      case 'requestBodyProcessor':
+        this.bodyProcessor = c.value;
+        break;
+      case 'requestBodyAccess':
+        this.bodyAccess = c.value;
+        break;
+      case 'forceRequestBodyVariable':
+        this.forceBodyVariable = c.value;
+        break;
+      case 'requestBodyLimit':
+        if (c.value > 0) this.bodyLimit = c.value;
+        break;
+      case 'noop':
+        break;
+    }
+  }
+
+  /** Expands %{...}: the first value of the named variable, or an empty string. */
+  expand(m: Macro): string {
+    if (m.constant) return m.source;
+    let out = '';
+    for (const p of m.parts) {
+      if (typeof p === 'string') {
+        out += p;
+        continue;
+      }
+      if (p.collection === 'RULE') {
+        out += this.ruleField(p.key ?? '');
+        continue;
+      }
+      const key = p.key === undefined ? undefined : { kind: 'literal' as const, value: p.key, lower: p.key.toLowerCase() };
+      const values: Target[] = [];
+      this.collect({ name: p.collection, key, count: false }, [], undefined, values);
+      out += values[0]?.value ?? '';
+    }
+    return out;
+  }
+
+  private ruleField(field: string): string {
+    const r = this.currentRule;
+    if (r === undefined) return '';
+    const top = r.id !== '' ? (this.rs.byId.get(r.id) ?? r) : r;
+    switch (field.toLowerCase()) {
+      case 'id':
+        return top.id;
+      case 'msg':
+        return top.msg ? top.msg.source.replace(/%\{rule\.msg\}/gi, '') : '';
+      case 'severity':
+        return top.severity === '' ? '' : String(severityNumber(top.severity));
+      case 'logdata':
+        return top.logdata?.source ?? '';
+      case 'ver':
+        return top.ver;
+      case 'rev':
+        return top.rev;
+      case 'phase':
+        return String(top.phase);
+      default:
+        return '';
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Variables
+  // -------------------------------------------------------------------------------------------
+
+  private resolveTargets(rule: CompiledRule): Target[] {
+    const out: Target[] = [];
+    let removed: CompiledVariable[] | undefined;
+    if (this.removedTargets.length > 0) {
+      const top = rule.id !== '' ? (this.rs.byId.get(rule.id) ?? rule) : rule;
+      for (const rt of this.removedTargets) {
+        const hit =
+          rt.byId !== undefined
+            ? inRanges(top.idNum, rt.byId)
+            : rt.byTag !== undefined
+              ? top.tags.some((t) => tagMatches(rt.byTag ?? '', t))
+              : top.msg !== undefined && top.msg.source === rt.byMsg;
+        if (hit) (removed ??= []).push(rt.target);
+      }
+    }
+    for (const v of rule.variables) this.collect(v, rule.exclusions, removed, out);
+    return out;
+  }
+
+  private static excluded(name: string, key: string, lists: (readonly CompiledVariable[] | undefined)[]): boolean {
+    for (const list of lists) {
+      if (list === undefined) continue;
+      for (const ex of list) {
+        if (ex.name !== name) continue;
+        if (ex.key === undefined) return true;
+        if (ex.key.kind === 'literal' ? ex.key.lower === key.toLowerCase() : ex.key.re.test(key)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** Appends the values one selector yields (or its count with `&`). */
+  private collect(v: CompiledVariable, exclusions: readonly CompiledVariable[], removed: CompiledVariable[] | undefined, out: Target[]): void {
+    const name = v.name;
+    const entries = this.collection(name, v.key);
+    if (entries === undefined) {
+      // A scalar variable.
+      if (removed !== undefined && Transaction.excluded(name, '', [removed])) return;
+      const value = this.scalar(name);
+      if (v.count) out.push({ name, value: value === undefined ? '0' : '1' });
+      else if (value !== undefined) out.push({ name, value });
+      return;
+    }
+    const exLists = [exclusions.length > 0 ? exclusions : undefined, removed];
+    const checkEx = exclusions.length > 0 || removed !== undefined;
+    let count = 0;
+    const key = v.key;
+    for (const [k, val] of entries) {
+      if (key !== undefined) {
+        if (key.kind === 'literal' ? k.toLowerCase() !== key.lower : !key.re.test(k)) continue;
+      }
+      if (checkEx && Transaction.excluded(name, k, exLists)) continue;
+      if (v.count) count++;
+      else out.push({ name: `${name}:${k}`, value: val });
+    }
+    if (v.count) out.push({ name, value: String(count) });
+  }
+
+  private header(lowerName: string): string | undefined {
+    for (const [k, v] of this.req.headers) if (k.toLowerCase() === lowerName) return v;
+    return undefined;
+  }
+
+  private args(): Entry[] {
+    return (this.argsCache ??= this.line.argsGet.concat(this.argsPost));
+  }
+
+  private static names(entries: readonly Entry[]): Entry[] {
+    return entries.map(([k]) => [k, k]);
+  }
+
+  /** Keyed collections; undefined for scalar variables. */
+  private collection(name: string, key: CompiledVariable['key']): readonly Entry[] | undefined {
+    switch (name) {
+      case 'ARGS':
+        return this.args();
+      case 'ARGS_GET':
+        return this.line.argsGet;
+      case 'ARGS_POST':
+        return this.argsPost;
+      case 'ARGS_NAMES':
+        return Transaction.names(this.args());
+      case 'ARGS_GET_NAMES':
+        return Transaction.names(this.line.argsGet);
+      case 'ARGS_POST_NAMES':
+        return Transaction.names(this.argsPost);
+      case 'REQUEST_HEADERS':
+        return this.req.headers as readonly Entry[];
+      case 'REQUEST_HEADERS_NAMES':
+        return Transaction.names(this.req.headers as readonly Entry[]);
+      case 'REQUEST_COOKIES':
+        return this.line.cookies;
+      case 'REQUEST_COOKIES_NAMES':
+        return Transaction.names(this.line.cookies);
+      case 'FILES':
+        return this.files.map((f) => [f.name, f.filename]);
+      case 'FILES_NAMES':
+        return this.files.map((f) => [f.name, f.name]);
+      case 'FILES_SIZES':
+        return this.files.map((f) => [f.name, String(f.content.length)]);
+      case 'FILES_TMP_CONTENT':
+        return this.files.map((f) => [f.name, f.content]);
+      case 'FILES_TMPNAMES':
+        return NO_ENTRIES;
+      case 'MULTIPART_PART_HEADERS':
+        return this.partHeaders;
+      case 'MULTIPART_FILENAME':
+        return this.files.map((f) => [f.name, f.filename]);
+      case 'MULTIPART_NAME':
+        return this.files.map((f) => [f.name, f.name]);
+      case 'TX':
+        if (key?.kind === 'literal') {
+          if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) {
+            return [[key.value, String(this.paranoiaOverride)]];
+          }
+          const e = this.tx.get(key.lower);
+          return e === undefined ? NO_ENTRIES : [e];
+        }
+        return [...this.tx.values()];
+      case 'IP':
+      case 'GLOBAL':
+      case 'SESSION':
+      case 'USER':
+      case 'RESOURCE':
+        return [...this.collectionMap(name).values()];
+      case 'ENV':
+        return NO_ENTRIES;
+      case 'GEO':
+        return NO_ENTRIES;
+      case 'RULE': {
+        const r = this.currentRule;
+        return r === undefined ? NO_ENTRIES : ['id', 'msg', 'severity', 'logdata', 'ver', 'rev', 'phase'].map((f) => [f, this.ruleField(f)]);
+      }
+      case 'MATCHED_VARS':
+        return this.matchedVars;
+      case 'MATCHED_VARS_NAMES':
+        return Transaction.names(this.matchedVars);
+      case 'XML': {
+        if (this.xml === undefined || this.xml.error !== undefined) return NO_ENTRIES;
+        const path = key?.kind === 'literal' ? key.value : '/*';
+        if (path === '/*' || path === '/' || path === '//*') return [[path, this.xml.text]];
+        if (path === '//@*') return this.xml.attributes.map((a) => [path, a]);
+        return NO_ENTRIES;
+      }
+      case 'RESPONSE_HEADERS':
+        return (this.res?.headers ?? NO_ENTRIES) as readonly Entry[];
+      case 'RESPONSE_HEADERS_NAMES':
+        return Transaction.names((this.res?.headers ?? NO_ENTRIES) as readonly Entry[]);
+      default:
+        return undefined;
+    }
+  }
+
+  private scalar(name: string): string | undefined {
+    const req = this.req;
+    switch (name) {
+      case 'REQUEST_METHOD':
+        return req.method;
+      case 'REQUEST_PROTOCOL':
+        return req.protocol;
+      case 'REQUEST_URI':
+        return this.line.uri;
+      case 'REQUEST_URI_RAW':
+        return this.line.uriRaw;
+      case 'REQUEST_LINE':
+        return this.line.requestLine;
+      case 'REQUEST_FILENAME':
+        return this.line.filename;
+      case 'REQUEST_BASENAME':
+        return this.line.basename;
+      case 'QUERY_STRING':
+        return this.line.queryString;
+      case 'REQUEST_BODY':
+        return this.reqBody;
+      case 'REQUEST_BODY_LENGTH':
+        return String(this.reqBodyLength);
+      case 'ARGS_COMBINED_SIZE': {
+        let n = 0;
+        for (const [k, v] of this.args()) n += k.length + v.length;
+        return String(n);
+      }
+      case 'FILES_COMBINED_SIZE': {
+        let n = 0;
+        for (const f of this.files) n += f.content.length;
+        return String(n);
+      }
+      case 'REQBODY_ERROR':
+      case 'REQBODY_PROCESSOR_ERROR':
+        return this.reqBodyError ? '1' : '0';
+      case 'REQBODY_ERROR_MSG':
+      case 'REQBODY_PROCESSOR_ERROR_MSG':
+        return this.reqBodyErrorMsg;
+      case 'REQBODY_PROCESSOR':
+        return this.bodyProcessor ?? '';
+      case 'URLENCODED_ERROR':
+        return this.urlencodedError ? '1' : '0';
+      case 'INBOUND_DATA_ERROR':
+        return this.inboundDataError ? '1' : '0';
+      case 'OUTBOUND_DATA_ERROR':
+        return this.outboundDataError ? '1' : '0';
+      case 'MULTIPART_STRICT_ERROR':
+        return strictError(this.multipartFlags) || (this.processorName === 'MULTIPART' && this.reqBodyError) ? '1' : '0';
+      case 'MULTIPART_UNMATCHED_BOUNDARY':
+        return this.multipartFlags.unmatchedBoundary ? '1' : '0';
+      case 'MULTIPART_BOUNDARY_QUOTED':
+        return this.multipartFlags.boundaryQuoted ? '1' : '0';
+      case 'MULTIPART_BOUNDARY_WHITESPACE':
+        return this.multipartFlags.boundaryWhitespace ? '1' : '0';
+      case 'MULTIPART_DATA_BEFORE':
+        return this.multipartFlags.dataBefore ? '1' : '0';
+      case 'MULTIPART_DATA_AFTER':
+        return this.multipartFlags.dataAfter ? '1' : '0';
+      case 'MULTIPART_HEADER_FOLDING':
+        return this.multipartFlags.headerFolding ? '1' : '0';
+      case 'MULTIPART_LF_LINE':
+        return this.multipartFlags.lfLine ? '1' : '0';
+      case 'MULTIPART_CRLF_LF_LINES':
+        return this.multipartFlags.crlfLfLines ? '1' : '0';
+      case 'MULTIPART_MISSING_SEMICOLON':
+        return this.multipartFlags.missingSemicolon ? '1' : '0';
+      case 'MULTIPART_INVALID_QUOTING':
+        return this.multipartFlags.invalidQuoting ? '1' : '0';
+      case 'MULTIPART_INVALID_PART':
+        return this.multipartFlags.invalidPart ? '1' : '0';
+      case 'MULTIPART_INVALID_HEADER_FOLDING':
+        return this.multipartFlags.invalidHeaderFolding ? '1' : '0';
+      case 'MULTIPART_FILE_LIMIT_EXCEEDED':
+        return this.multipartFlags.fileLimitExceeded ? '1' : '0';
+      case 'REMOTE_ADDR':
+        return req.remoteAddr;
+      case 'REMOTE_HOST':
+        return req.remoteAddr;
+      case 'REMOTE_PORT':
+        return String(req.remotePort);
+      case 'REMOTE_USER':
+        return '';
+      case 'SERVER_ADDR':
+        return req.serverAddr;
+      case 'SERVER_PORT':
+        return String(req.serverPort);
+      case 'SERVER_NAME':
+        return (this.header('host') ?? req.serverAddr).replace(/:\d+$/, '');
+      case 'AUTH_TYPE': {
+        const a = this.header('authorization');
+        return a === undefined ? undefined : (a.split(' ')[0] ?? '');
+      }
+      case 'UNIQUE_ID':
+        return this.opts.uniqueId;
+      case 'DURATION':
+        return String(Number((process.hrtime.bigint() - this.started) / 1000n));
+      case 'MATCHED_VAR':
+        return this.matchedVar;
+      case 'MATCHED_VAR_NAME':
+        return this.matchedVarName;
+      case 'HIGHEST_SEVERITY':
+        return String(this.highestSeverity);
+      case 'WEBAPPID':
+        return 'default';
+      case 'FULL_REQUEST':
+        return this.fullRequest();
+      case 'FULL_REQUEST_LENGTH':
+        return String(this.fullRequest().length);
+      case 'TIME':
+      case 'TIME_DAY':
+      case 'TIME_EPOCH':
+      case 'TIME_HOUR':
+      case 'TIME_MIN':
+      case 'TIME_MON':
+      case 'TIME_SEC':
+      case 'TIME_WDAY':
+      case 'TIME_YEAR':
+        return this.time(name);
+      case 'RESPONSE_STATUS':
+        return this.res === undefined ? undefined : String(this.res.status);
+      case 'RESPONSE_PROTOCOL':
+        return this.res?.protocol;
+      case 'STATUS_LINE':
+        return this.res === undefined ? undefined : `${this.res.protocol} ${this.res.status}`;
+      case 'RESPONSE_BODY':
+        return this.responseBody();
+      case 'RESPONSE_CONTENT_TYPE':
+        return this.responseHeader('content-type');
+      case 'RESPONSE_CONTENT_LENGTH':
+        return this.responseHeader('content-length');
+      default:
+        return undefined;
+    }
+  }
+
+  private fullRequest(): string {
+    let s = this.line.requestLine + '\n';
+    for (const [k, v] of this.req.headers) s += `${k}: ${v}\n`;
+    return s + '\n' + this.reqBody;
+  }
+
+  private time(name: string): string {
+    const d = this.opts.now;
+    const p2 = (n: number): string => String(n).padStart(2, '0');
+    switch (name) {
+      case 'TIME_DAY':
+        return p2(d.getDate());
+      case 'TIME_EPOCH':
+        return String(Math.floor(d.getTime() / 1000));
+      case 'TIME_HOUR':
+        return p2(d.getHours());
+      case 'TIME_MIN':
+        return p2(d.getMinutes());
+      case 'TIME_MON':
+        return p2(d.getMonth() + 1);
+      case 'TIME_SEC':
+        return p2(d.getSeconds());
+      case 'TIME_WDAY':
+        return String(d.getDay());
+      case 'TIME_YEAR':
+        return String(d.getFullYear());
+      default:
+        return `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}`;
+    }
+  }
+
+  private responseHeader(lower: string): string | undefined {
+    for (const [k, v] of this.res?.headers ?? []) if (k.toLowerCase() === lower) return v;
+    return undefined;
+  }
+
+  private responseBodyCache: string | undefined;
+  private responseBody(): string | undefined {
+    if (this.res?.body == null || !this.rs.config.responseBodyAccess) return undefined;
+    if (this.responseBodyCache !== undefined) return this.responseBodyCache;
+    const ct = (this.responseHeader('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!this.rs.config.responseBodyMimeTypes.includes(ct)) return undefined;
+    let body = this.res.body;
+    if (body.length > this.rs.config.responseBodyLimit) {
+      this.outboundDataError = true;
+      body = body.subarray(0, this.rs.config.responseBodyLimit);
+    }
+    return (this.responseBodyCache = body.toString('latin1'));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Request body
+  // -------------------------------------------------------------------------------------------
+
+  private processRequestBody(): void {
+    if (this.interrupted || this.allowAll || this.allowRequest || this.ruleEngine === 'Off') return;
+    const raw = this.req.body;
+    if (raw === null || raw.length === 0 || !this.bodyAccess) return;
+    let buf = raw;
+    if (buf.length > this.bodyLimit) {
+      this.inboundDataError = true;
+      if (this.rs.config.requestBodyLimitAction === 'Reject' && this.ruleEngine === 'On') {
+        this.interrupted = true;
+        this.status = 413;
+        this.opts.logSink?.(
+          `ModSecurity: Access denied with code 413 (phase 2). Request body (Content-Length) is larger than the configured limit (${this.bodyLimit}). [hostname "${this.header('host') ?? ''}"] [uri "${this.line.uri}"] [unique_id "${this.opts.uniqueId}"]`,
+        );
+        return;
+      }
+      buf = buf.subarray(0, this.bodyLimit);
+    }
+    const body = buf.toString('latin1');
+    // As in ModSecurity, REQUEST_BODY is only filled for the URLENCODED processor or when forced.
+    if (this.bodyProcessor === 'URLENCODED' || this.forceBodyVariable) this.reqBody = body;
+    this.reqBodyLength = buf.length;
+    const contentType = this.header('content-type') ?? '';
+    const processor = this.bodyProcessor;
+    const limit = this.rs.config.argumentsLimit;
+    switch (processor) {
+      case 'URLENCODED': {
+        this.processorName = 'URLENCODED';
+        const r = parseUrlencoded(body, this.rs.config.argumentSeparator, limit);
+        this.argsPost = r.pairs;
+        if (r.invalidEncoding) this.urlencodedError = true;
+        break;
+      }
+      case 'MULTIPART': {
+        this.processorName = 'MULTIPART';
+        const r = parseMultipart(body, contentType, limit);
+        this.argsPost = r.args;
+        this.files = r.files;
+        this.partHeaders = r.partHeaders;
+        this.multipartFlags = r.flags;
+        if (r.error !== undefined) this.bodyError(r.error);
+        break;
+      }
+      case 'JSON': {
+        this.processorName = 'JSON';
+        const r = parseJson(body, limit + 1);
+        this.argsPost = r.args.slice(0, limit);
+        if (r.error !== undefined) this.bodyError(`JSON parsing error: ${r.error}`);
+        else if (r.args.length > limit) this.bodyError('JSON parsing error: arguments limit exceeded');
+        break;
+      }
+      case 'XML': {
+        this.processorName = 'XML';
+        this.xml = parseXml(body);
+        if (this.xml.error !== undefined) this.bodyError(`XML parsing error: ${this.xml.error}`);
+        break;
+      }
+      default:
+        if (processor !== undefined) this.processorName = processor;
+        break;
+    }
+    this.argsCache = undefined;
+  }
+
+  private bodyError(msg: string): void {
+    this.reqBodyError = true;
+    this.reqBodyErrorMsg = msg;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The WAF's public surface: compile a loaded rule set once with the operator's settings (per-group
+ * enable switch and paranoia level, request body limit, compatibility log), then inspect requests
+ * (phases 1 and 2) and, where Rampart sees it, the response (phases 3 and 4). Synchronous and pure:
+ * the hot path does no I/O except the optional log sink.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Directive, OperatorDef, ParseProblem, Transformation, WafOutcome, WafRequest, WafResponse } from './types.ts';
+import { OPERATORS } from '#engine/waf/operators';
+import { TRANSFORMATIONS } from '#engine/waf/transformations';
+import { compileRuleSet, GROUPS, Transaction, type GroupId, type GroupSetting } from '#engine/waf/engine';
+
+export type { WafOutcome, WafRequest, WafResponse, MatchedRule, Directive, ParseProblem } from './types.ts';
+export { GROUPS, type GroupId, type GroupSetting } from '#engine/waf/engine';
+
+export interface WafSettings {
+  /** Per group (CRS file number): enabled and paranoia level 1..4. Default: enabled, level 1. */
+  groups?: Partial<Record<GroupId, Partial<GroupSetting>>>;
+  /** Request body inspection limit in bytes (default 128 KB). */
+  requestBodyLimit?: number;
+  /** Like SecRequestBodyLimitAction: Reject (413) or ProcessPartial (inspect the first bytes). */
+  requestBodyLimitAction?: 'Reject' | 'ProcessPartial';
+  /** Overrides the rule set's SecRuleEngine (default On). */
+  ruleEngine?: 'On' | 'Off' | 'DetectionOnly';
+  /** Select the JSON / XML body processors from Content-Type (ModSecurity's recommended rules 200000/200001). Default true. */
+  jsonXmlByContentType?: boolean;
+  /** Compatibility log: ModSecurity-style error-log lines with `[id "NNN"]` per matched rule. */
+  compatibilityLog?: (line: string) => void;
+  /** For tests: other operator / transformation tables. */
+  operators?: ReadonlyMap<string, OperatorDef>;
+  transformations?: ReadonlyMap<string, Transformation>;
+}
+
+/** What `createWaf` needs of a loaded rule set (engine/waf/ruleset's `RuleSet` fits). */
+export interface RuleSetInput {
+  directives: readonly Directive[];
+  dataFiles: ReadonlyMap<string, string[]>;
+}
+
+export interface InspectOptions {
+  /** Also run phases 3 and 4 over this response in the same transaction. */
+  response?: WafResponse;
+}
+
+/** A transaction kept open between the request and its response (reverse proxy). */
+export interface WafTransaction {
+  readonly request: WafOutcome;
+  inspectResponse(response: WafResponse): WafOutcome;
+  /** Runs phase 5 (logging) and returns the final outcome. */
+  finish(): WafOutcome;
+}
+
+export interface Waf {
+  /** Phases 1 and 2 (and 3, 4 with options.response), then phase 5. */
+  inspect(request: WafRequest, options?: InspectOptions): WafOutcome;
+  /** Phases 1 and 2, keeping the transaction open for the response. */
+  begin(request: WafRequest): WafTransaction;
+  inspectResponse(transaction: WafTransaction, response: WafResponse): WafOutcome;
+  /** Rules that could not be compiled (left out), with file and line. */
+  readonly problems: readonly ParseProblem[];
+  readonly ruleCount: number;
+}
+
+let uniqueCounter = 0;
+const uniquePrefix = randomBytes(6).toString('hex');
+
+function uniqueId(): string {
+  uniqueCounter = (uniqueCounter + 1) % 0x7fffffff;
+  return `${uniquePrefix}${uniqueCounter.toString(16).padStart(8, '0')}`;
+}
+
+export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Waf {
+  const levels: number[] = [];
+  const disabled = new Set<number>();
+  GROUPS.forEach((g, i) => {
+    const s = settings.groups?.[g];
+    levels[i] = Math.min(4, Math.max(1, Math.trunc(s?.level ?? 1)));
+    if (s?.enabled === false) disabled.add(i);
+  });
+  const enabledLevels = levels.filter((_, i) => !disabled.has(i));
+  const paranoiaLevel = enabledLevels.length > 0 ? Math.max(...enabledLevels) : 1;
+
+  const { ruleSet: compiled, problems } = compileRuleSet({
+    directives: ruleSet.directives,
+    dataFiles: ruleSet.dataFiles,
+    operators: settings.operators ?? OPERATORS,
+    transformations: settings.transformations ?? TRANSFORMATIONS,
+    disabledGroups: disabled,
+  });
+  if (settings.requestBodyLimit !== undefined) compiled.config.requestBodyLimit = settings.requestBodyLimit;
+  if (settings.requestBodyLimitAction !== undefined) compiled.config.requestBodyLimitAction = settings.requestBodyLimitAction;
+  if (settings.ruleEngine !== undefined) compiled.config.ruleEngine = settings.ruleEngine;
+
+  const open = (request: WafRequest): Transaction =>
+    new Transaction(compiled, request, {
+      groupLevels: levels,
+      paranoiaLevel,
+      jsonXmlByContentType: settings.jsonXmlByContentType ?? true,
+      logSink: settings.compatibilityLog,
+      uniqueId: uniqueId(),
+      now: new Date(),
+    });
+
+  const begin = (request: WafRequest): WafTransaction => {
+    const t = open(request);
+    const first = t.processRequest();
+    return {
+      request: first,
+      inspectResponse: (response) => t.processResponse(response),
+      finish: () => t.processLogging(),
+    };
+  };
+
+  let ruleCount = 0;
+  for (const p of compiled.phases) for (const e of p) if (e.kind === 'rule') ruleCount++;
+
+  return {
+    inspect(request, options) {
+      const t = open(request);
+      t.processRequest();
+      if (options?.response) t.processResponse(options.response);
+      return t.processLogging();
+    },
+    begin,
+    inspectResponse: (transaction, response) => transaction.inspectResponse(response),
+    problems,
+    ruleCount,
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * CRS regression cases (legacy 3.3.x format and the 4.x go-ftw format) read from YAML and turned
+ * into WafRequests the way the CRS runners send them: headers as given, `data` lines joined with
+ * CRLF, Content-Length added for a body, `encoded_request` / `raw_request` parsed as raw HTTP.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import type { WafRequest } from '#engine/waf';
+
+export interface StageExpect {
+  /** Regexes that must / must not match the compatibility log. */
+  logContains: RegExp[];
+  noLogContains: RegExp[];
+  expectIds: string[];
+  noExpectIds: string[];
+  status: number[] | undefined;
+  expectError: boolean;
+}
+
+export interface Stage {
+  request: WafRequest | undefined;
+  /** Why the request could not be built (bad raw request). */
+  buildError?: string;
+  expect: StageExpect;
+}
+
+export interface RegressionCase {
+  /** `942100-1` (3.3.x) or `942100-1` from rule_id and test_id (4.x). */
+  id: string;
+  group: string;
+  file: string;
+  stages: Stage[];
+}
+
+type Yaml = Record<string, unknown>;
+
+const asObj = (v: unknown): Yaml => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Yaml) : {});
+const asArr = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined || v === null ? [] : [v]);
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
+/** YAML text is Unicode; the runners send it as UTF-8 bytes. The engine wants binary strings. */
+const bin = (s: string): string => Buffer.from(s, 'utf8').toString('latin1');
+
+export function yamlFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...yamlFiles(p));
+    else if (/\.ya?ml$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+function parseRaw(raw: Buffer, dest: { addr: string; port: number }): WafRequest {
+  const text = raw.toString('latin1');
+  let sep = text.indexOf('\r\n\r\n');
+  let sepLen = 4;
+  if (sep < 0) {
+    sep = text.indexOf('\n\n');
+    sepLen = 2;
+  }
+  const head = sep < 0 ? text : text.slice(0, sep);
+  const body = sep < 0 ? '' : text.slice(sep + sepLen);
+  const lines = head.split(/\r?\n/);
+  const first = (lines.shift() ?? '').split(' ');
+  if (first.length < 2) throw new Error('bad request line in raw request');
+  const headers: [string, string][] = [];
+  for (const l of lines) {
+    const c = l.indexOf(':');
+    if (c <= 0) continue;
+    headers.push([l.slice(0, c), l.slice(c + 1).trim()]);
+  }
+  return {
+    method: first[0] ?? 'GET',
+    uri: first[1] ?? '/',
+    protocol: first[2] ?? 'HTTP/1.1',
+    headers,
+    body: body === '' ? null : Buffer.from(body, 'latin1'),
+    remoteAddr: '127.0.0.1',
+    remotePort: 50000,
+    serverAddr: dest.addr,
+    serverPort: dest.port,
+  };
+}
+
+export interface BuildOptions {
+  /** Add `Content-Type: application/x-www-form-urlencoded` when data is sent without one. */
+  defaultContentType: boolean;
+}
+
+function buildRequest(input: Yaml, opts: BuildOptions): WafRequest {
+  const dest = { addr: str(input.dest_addr) ?? '127.0.0.1', port: Number(input.port ?? 80) };
+  const encoded = str(input.encoded_request);
+  if (encoded !== undefined) return parseRaw(Buffer.from(encoded, 'base64'), dest);
+  const raw = str(input.raw_request);
+  if (raw !== undefined) return parseRaw(Buffer.from(raw, 'utf8'), dest);
+  const headers: [string, string][] = Object.entries(asObj(input.headers)).map(([k, v]) => [k, bin(str(v) ?? '')]);
+  const rawData = input.data;
+  let data: string | undefined;
+  if (Array.isArray(rawData)) data = rawData.map((l) => str(l) ?? '').join('\r\n');
+  else data = str(rawData);
+  let body: Buffer | null = null;
+  // stop_magic: the runner adds no header; without Content-Length / Transfer-Encoding the server reads no body.
+  const magic = input.stop_magic !== true;
+  const has = (n: string): boolean => headers.some(([k]) => k.toLowerCase() === n);
+  if (data !== undefined && data !== '' && (magic || has('content-length') || has('transfer-encoding'))) {
+    body = Buffer.from(data, 'utf8');
+    if (magic && !has('content-length') && !has('transfer-encoding')) headers.push(['Content-Length', String(body.length)]);
+    if (magic && opts.defaultContentType && !has('content-type')) headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
+  }
+  return {
+    method: bin(str(input.method) ?? 'GET'),
+    uri: bin(str(input.uri) ?? '/'),
+    protocol: str(input.version) ?? 'HTTP/1.1',
+    headers,
+    body,
+    remoteAddr: '127.0.0.1',
+    remotePort: 50000,
+    serverAddr: dest.addr,
+    serverPort: dest.port,
+  };
+}
+
+function regexes(v: unknown): RegExp[] {
+  return asArr(v)
+    .map((x) => str(x))
+    .filter((x): x is string => x !== undefined && x !== '')
+    .map((x) => new RegExp(x));
+}
+
+function expectOf(output: Yaml): StageExpect {
+  const log = asObj(output.log);
+  const status = output.status === undefined ? undefined : asArr(output.status).map(Number);
+  return {
+    logContains: [...regexes(output.log_contains), ...regexes(log.match_regex)],
+    noLogContains: [...regexes(output.no_log_contains), ...regexes(log.no_match_regex)],
+    expectIds: asArr(log.expect_ids).map((x) => String(x)),
+    noExpectIds: asArr(log.no_expect_ids).map((x) => String(x)),
+    status,
+    expectError: output.expect_error === true,
+  };
+}
+
+function stageOf(s: unknown, opts: BuildOptions): Stage {
+  const o = asObj(s);
+  const st = o.stage !== undefined ? asObj(o.stage) : o;
+  const expect = expectOf(asObj(st.output));
+  try {
+    return { request: buildRequest(asObj(st.input), opts), expect };
+  } catch (e) {
+    return { request: undefined, buildError: (e as Error).message, expect };
+  }
+}
+
+/** Reads one YAML file in either format. */
+export function readCases(file: string, group: string, opts: BuildOptions): RegressionCase[] {
+  const doc = asObj(parse(readFileSync(file, 'utf8')));
+  const ruleId = str(doc.rule_id);
+  const out: RegressionCase[] = [];
+  for (const t of asArr(doc.tests)) {
+    const tt = asObj(t);
+    const id = ruleId !== undefined ? `${ruleId}-${str(tt.test_id) ?? '?'}` : (str(tt.test_title) ?? '?');
+    out.push({ id, group, file, stages: asArr(tt.stages).map((s) => stageOf(s, opts)) });
+  }
+  return out;
+}
+
+/** Overrides from the CRS project (v4 *-overrides.yaml): rule id + test ids -> replaced output. */
+export interface Override {
+  ruleId: string;
+  testIds: string[];
+  reason: string;
+  expect: StageExpect;
+}
+
+export function readOverrides(file: string): Override[] {
+  const doc = asObj(parse(readFileSync(file, 'utf8')));
+  return asArr(doc.test_overrides).map((o) => {
+    const x = asObj(o);
+    return {
+      ruleId: str(x.rule_id) ?? '',
+      testIds: asArr(x.test_ids).map((t) => String(t)),
+      reason: str(x.reason) ?? '',
+      expect: expectOf(asObj(x.output)),
+    };
+  });
+}

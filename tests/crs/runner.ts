@@ -1,0 +1,184 @@
+import { CRS4 } from '../support/crs-dirs.ts';
+import { fileURLToPath } from 'node:url';
+/**
+ * Runs CRS regression cases in process: loads the rule set with the configuration the CRS project
+ * uses for its own regression runs (paranoia level 4, DetectionOnly, test limits, the X-CRS-Test
+ * marker rule), sends each stage's request through the WAF and checks the compatibility log the
+ * way go-ftw checks ModSecurity's error log.
+ */
+import { basename, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { parseSecLang } from '#engine/waf/seclang';
+import { loadRuleSet } from '#engine/waf/ruleset';
+import { createWaf, GROUPS, type GroupId, type Waf } from '#engine/waf';
+import type { Directive } from '#engine/waf';
+import { readCases, readOverrides, yamlFiles, type BuildOptions, type RegressionCase, type Stage } from './cases.ts';
+
+/** CRS tests/regression README "Requirements" (3.3.x names tx.paranoia_level, 4.x tx.blocking_paranoia_level). */
+export function testSetup(version: '3' | '4'): string {
+  const level = version === '3' ? 'setvar:tx.paranoia_level=4' : 'setvar:tx.blocking_paranoia_level=4';
+  const marker =
+    version === '3'
+      ? `SecRule REQUEST_HEADERS:X-CRS-Test "@rx ^.*$" "id:999999,phase:1,pass,t:none,log,msg:'%{MATCHED_VAR}'"`
+      : `SecRule REQUEST_HEADERS:X-CRS-Test "@rx ^.*$" "id:999999,phase:1,pass,t:none,log,msg:'X-CRS-Test %{MATCHED_VAR}',ctl:ruleRemoveById=1-999999"`;
+  return `SecAction "id:900005,phase:1,nolog,pass,ctl:ruleEngine=DetectionOnly,ctl:ruleRemoveById=910000,${level},setvar:tx.crs_validate_utf8_encoding=1,setvar:tx.arg_name_length=100,setvar:tx.arg_length=400,setvar:tx.total_arg_length=64000,setvar:tx.max_num_args=255,setvar:tx.max_file_size=64100,setvar:tx.combined_file_sizes=65535"
+${marker}
+`;
+}
+
+export interface SuiteOptions {
+  version: '3' | '4';
+  rulesDir: string;
+  setupFile?: string;
+  before?: string[];
+  after?: string[];
+  testsDir: string;
+  overrides?: string;
+  build?: BuildOptions;
+}
+
+export type CaseStatus = 'pass' | 'fail' | 'skip';
+
+export interface CaseResult {
+  id: string;
+  group: string;
+  status: CaseStatus;
+  reason: string;
+}
+
+export interface SuiteResult {
+  results: CaseResult[];
+  problems: string[];
+  byGroup: Map<string, { pass: number; fail: number; skip: number }>;
+  passRate: number;
+}
+
+/** Group key of a test folder: REQUEST-942-APPLICATION-ATTACK-SQLI -> 942. */
+export function groupOfDir(dir: string): string {
+  return /REQUEST-(\d{3})-/.exec(dir)?.[1] ?? basename(dir);
+}
+
+export async function loadSuiteWaf(opts: SuiteOptions, log: (l: string) => void): Promise<{ waf: Waf; problems: string[] }> {
+  const rs = await loadRuleSet(opts.rulesDir, {
+    ...(opts.setupFile !== undefined ? { setupFile: opts.setupFile } : {}),
+    before: opts.before ?? [],
+    after: opts.after ?? [],
+  });
+  const setup = parseSecLang(testSetup(opts.version), '<crs-test-setup>');
+  // The CRS test configuration is appended to crs-setup.conf: insert it after the setup file's directives.
+  const setupFile = opts.setupFile;
+  let at = 0;
+  rs.directives.forEach((d: Directive, i: number) => {
+    if (setupFile !== undefined ? d.file === setupFile : /crs-setup/.test(d.file)) at = i + 1;
+  });
+  const directives = [...rs.directives.slice(0, at), ...setup.directives, ...rs.directives.slice(at)];
+  const groups = Object.fromEntries(GROUPS.map((g) => [g, { enabled: true, level: 4 }])) as Record<GroupId, { enabled: boolean; level: number }>;
+  const waf = createWaf({ directives, dataFiles: rs.dataFiles }, { groups, compatibilityLog: log });
+  const problems = [...rs.problems, ...setup.problems, ...waf.problems].map((p) => `${p.file}:${p.line}: ${p.message}`);
+  return { waf, problems };
+}
+
+function checkStage(waf: Waf, stage: Stage, lines: string[]): { status: CaseStatus; reason: string } {
+  const e = stage.expect;
+  if (stage.request === undefined) return { status: 'fail', reason: `request not built: ${stage.buildError ?? ''}` };
+  if (e.expectError) return { status: 'skip', reason: 'expects an HTTP-level error (server rejects the request)' };
+  const hasLog = e.logContains.length + e.noLogContains.length + e.expectIds.length + e.noExpectIds.length > 0;
+  if (!hasLog) return { status: 'skip', reason: `status-only expectation ${JSON.stringify(e.status)} (web server behaviour)` };
+  lines.length = 0;
+  try {
+    waf.inspect(stage.request);
+  } catch (err) {
+    return { status: 'fail', reason: `engine threw: ${(err as Error).message}` };
+  }
+  const log = lines.join('\n');
+  const ids = [...log.matchAll(/\[id "(\d+)"\]/g)].map((m) => m[1]);
+  const logged = `logged: ${[...new Set(ids)].join(' ') || '(none)'}`;
+  for (const re of e.logContains) if (!re.test(log)) return { status: 'fail', reason: `missing ${re.source}; ${logged}` };
+  for (const re of e.noLogContains) if (re.test(log)) return { status: 'fail', reason: `unexpected ${re.source}; ${logged}` };
+  for (const id of e.expectIds) if (!ids.includes(id)) return { status: 'fail', reason: `missing id ${id}; ${logged}` };
+  for (const id of e.noExpectIds) if (ids.includes(id)) return { status: 'fail', reason: `unexpected id ${id}; ${logged}` };
+  return { status: 'pass', reason: '' };
+}
+
+export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string[] = GROUPS): Promise<SuiteResult> {
+  const lines: string[] = [];
+  const { waf, problems } = await loadSuiteWaf(opts, (l) => lines.push(l));
+  const overrides = opts.overrides && existsSync(opts.overrides) ? readOverrides(opts.overrides) : [];
+  // The 3.3.x suite ran with Python ftw, which sends a urlencoded Content-Type with data that has none.
+  const build = opts.build ?? { defaultContentType: opts.version === '3' };
+  const results: CaseResult[] = [];
+  const byGroup = new Map<string, { pass: number; fail: number; skip: number }>();
+  for (const g of groupsWanted) byGroup.set(g, { pass: 0, fail: 0, skip: 0 });
+  const dirs = yamlFiles(opts.testsDir);
+  const cases: RegressionCase[] = [];
+  for (const f of dirs) {
+    const group = groupOfDir(f.slice(opts.testsDir.length));
+    if (!groupsWanted.includes(group)) continue;
+    cases.push(...readCases(f, group, build));
+  }
+  for (const c of cases) {
+    const [ruleId, testId] = c.id.split('-');
+    const ov = overrides.find((o) => o.ruleId === ruleId && o.testIds.includes(testId ?? ''));
+    let status: CaseStatus = 'pass';
+    let reason = '';
+    for (const stage of c.stages) {
+      const s = ov ? { ...stage, expect: { ...stage.expect, ...pickLog(ov.expect, stage.expect) } } : stage;
+      const r = checkStage(waf, s, lines);
+      if (r.status === 'fail') {
+        status = 'fail';
+        reason = r.reason;
+        break;
+      }
+      if (r.status === 'skip') {
+        status = 'skip';
+        reason = r.reason;
+      }
+    }
+    results.push({ id: c.id, group: c.group, status, reason });
+    const g = byGroup.get(c.group);
+    if (g) g[status]++;
+  }
+  const pass = results.filter((r) => r.status === 'pass').length;
+  const fail = results.filter((r) => r.status === 'fail').length;
+  return { results, problems, byGroup, passRate: pass + fail === 0 ? 0 : (100 * pass) / (pass + fail) };
+}
+
+/** An override replaces only the log expectations it states. */
+function pickLog(ov: Stage['expect'], base: Stage['expect']): Partial<Stage['expect']> {
+  const hasLog = ov.logContains.length + ov.noLogContains.length + ov.expectIds.length + ov.noExpectIds.length > 0;
+  return hasLog ? { logContains: ov.logContains, noLogContains: ov.noLogContains, expectIds: ov.expectIds, noExpectIds: ov.noExpectIds } : { status: ov.status ?? base.status };
+}
+
+/** The shared CRS regression data sits beside the checkout (`../shared/crs-regression`). */
+export const CRS_REGRESSION = fileURLToPath(new URL('../../../shared/crs-regression', import.meta.url));
+
+export function v3Options(): SuiteOptions {
+  const rulesDir = process.env.CRS_V3_DIR ?? '/usr/share/modsecurity-crs';
+  const setup = process.env.CRS_V3_SETUP ?? '/etc/modsecurity/crs/crs-setup.conf';
+  const before = join('/etc/modsecurity/crs', 'REQUEST-900-EXCLUSION-RULES-BEFORE-CRS.conf');
+  const after = join('/etc/modsecurity/crs', 'RESPONSE-999-EXCLUSION-RULES-AFTER-CRS.conf');
+  return {
+    version: '3',
+    rulesDir,
+    setupFile: setup,
+    before: existsSync(before) ? [before] : [],
+    after: existsSync(after) ? [after] : [],
+    testsDir: process.env.CRS_V3_TESTS ?? join(process.env.CRS_REGRESSION_DIR ?? CRS_REGRESSION, 'v3.3.4/tests'),
+  };
+}
+
+/**
+ * v4 needs a CRS 4 rule tree: CRS_V4_DIR, else the Go module cache (see tests/support/crs-dirs.ts).
+ * The cases are v4.28.0's; the rules the module proxy serves here are coraza-coreruleset's v4.25.0.
+ */
+export function v4Options(): SuiteOptions | undefined {
+  if (!CRS4) return undefined;
+  const base = join(process.env.CRS_REGRESSION_DIR ?? CRS_REGRESSION, 'v4.28.0');
+  return {
+    version: '4',
+    rulesDir: CRS4.dir,
+    ...(existsSync(CRS4.setup) ? { setupFile: CRS4.setup } : {}),
+    testsDir: join(base, 'tests'),
+    overrides: join(base, 'coraza-overrides.yaml'),
+  };
+}
