@@ -21,14 +21,6 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'crs',
-          include: ['tests/crs/**/*.test.ts'],
-          environment: 'node',
-          testTimeout: 600_000,
-        },
-      },
-      {
-        test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],
           environment: 'node',

@@ -117,6 +117,7 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
     cases.push(...readCases(f, group, build));
   }
   for (const c of cases) {
+    if (process.env.CRS_TRACE) process.stderr.write(`${c.id}\n`);
     const [ruleId, testId] = c.id.split('-');
     const ov = overrides.find((o) => o.ruleId === ruleId && o.testIds.includes(testId ?? ''));
     let status: CaseStatus = 'pass';

@@ -901,7 +901,10 @@ export function translatePcre(pattern: string, options: PcreOptions = {}): Trans
     const parser = new Parser(pattern, options);
     const root = parser.parse();
     const { possible, anyCaseless } = canUseIFlag(root);
-    const useI = possible && anyCaseless;
+    // Caseless letters are written as classes ([Aa]) rather than with the `i` flag: V8's linear-time
+    // engine, which takes over from runaway backtracking (see backtrack-guard.ts), cannot run `i`.
+    // The flag is kept only where it is needed for correctness: caseless backreferences.
+    const useI = possible && anyCaseless && hasCaselessBackref(root);
     if (!useI && hasCaselessBackref(root)) {
       throw new PcreSyntaxError(
         'a caseless backreference in a pattern that is only partly caseless (or caseless on Latin-1 letters) cannot be translated',
