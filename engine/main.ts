@@ -20,7 +20,7 @@ import { createMailer } from '#engine/mail';
 import { buildConsoleServer, type AnyRoute } from '#engine/api';
 import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
-import { createIntel, accessLogFields, type Intel } from '#engine/intel';
+import { createIntel, type Intel } from '#engine/intel';
 import { NO_WAF_MATCH, type VerdictPorts } from '#engine/verdict';
 import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
 
@@ -162,12 +162,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     clock,
     logger,
     ports,
-    intel: {
-      lookup: (ip, userAgent) => {
-        const { _intelligence_result, ...fields } = accessLogFields(intel.lookup(ip, userAgent));
-        return { fields, result: _intelligence_result };
-      },
-    },
+    intel: { lookup: (ip, userAgent) => intel.lookup(ip, userAgent) },
     probe: probePort(probe, clock),
     version,
   });

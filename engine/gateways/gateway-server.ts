@@ -12,12 +12,13 @@ import {
   type RequestFacts,
   type Verdict,
   type VerdictPorts,
-  type IntelFields,
+  type IntelligenceResult,
 } from '#engine/verdict';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
-  lookup(ip: string, userAgent: string): { fields: IntelFields; result: unknown };
+  /** The `_intelligence_result` of an address and user agent (cached by the intel module). */
+  lookup(ip: string, userAgent: string): IntelligenceResult;
 }
 
 /** What the gateway server needs of the probe module: its script, pages and report handling. */

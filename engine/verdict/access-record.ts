@@ -10,8 +10,35 @@ export function formatTimestamp(ms: number): string {
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}.000`;
 }
 
-/** Intelligence fields flattened into the access log (names of spec 2.3). */
-export type IntelFields = Readonly<Record<string, string | number | boolean>>;
+/** `_intelligence_result`: `{ intel: { ip_city, ip_classification, ua_family, ... } }` (spec 2.3). */
+export interface IntelligenceResult {
+  readonly intel: object;
+}
+
+/** The access-log fields of spec 2.3 that are sub-fields of `_intelligence_result`. */
+export const INTEL_LOG_FIELDS = [
+  'ip_city',
+  'ip_classification',
+  'ip_data_center_name',
+  'ua_classification',
+  'ua_family',
+  'ua_os',
+  'ua_version_major',
+] as const;
+
+/**
+ * Stored access records keep `_intelligence_result` once and not its flat copies (ip_city, ua_family,
+ * ...), which would make every record a third larger on the log write path; readers call this to
+ * present the record with the flat fields of spec 2.3.
+ */
+export function withIntelFields<T extends Record<string, unknown>>(record: T): T & Record<string, unknown> {
+  const result = record._intelligence_result as IntelligenceResult | undefined;
+  if (!result || typeof result !== 'object' || !result.intel) return record;
+  const out: Record<string, unknown> = { ...record };
+  const intel = result.intel as Readonly<Record<string, unknown>>;
+  for (const field of INTEL_LOG_FIELDS) if (!(field in out)) out[field] = intel[field] ?? '';
+  return out as T & Record<string, unknown>;
+}
 
 /** The response side of a request, known once the gateway has answered the client. */
 export interface ResponseFacts {
@@ -29,7 +56,7 @@ export function accessRecord(
   request: RequestFacts,
   verdict: Verdict,
   time: number,
-  intel: { fields: IntelFields; result: unknown },
+  intel: IntelligenceResult | null,
   response: ResponseFacts | null,
 ): Record<string, unknown> & { _timestamp: number } {
   return {
@@ -54,7 +81,6 @@ export function accessRecord(
     waf_triggered_categories: verdict.waf.categories.join(','),
     waf_triggered_score: verdict.waf.score,
     source_type: 'web',
-    ...intel.fields,
-    _intelligence_result: intel.result,
+    _intelligence_result: intel,
   };
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '#engine/shared';
+import { withIntelFields } from '#engine/verdict';
 import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { TestNginx } from '../../support/nginx.ts';
@@ -60,7 +61,8 @@ function get(port: number, path: string, options: { cookie?: string; from?: stri
 
 async function accessLog(site: string): Promise<Record<string, unknown>[]> {
   await engine.logStore.flush();
-  return engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+  const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+  return records.map((r) => withIntelFields(r));
 }
 
 beforeAll(async () => {
