@@ -32,7 +32,10 @@ export interface StartedEngine {
 
 /** Starts the built engine (dist/engine/main.js) as its own process and waits for its ready message. */
 export async function startEngineProcess(env: Record<string, string>): Promise<StartedEngine> {
-  const execArgv = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const execArgv = [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+    ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
+  ];
   const child = fork('dist/engine/main.js', [], {
     env: { ...process.env, ...env },
     execArgv,
