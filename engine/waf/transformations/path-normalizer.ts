@@ -9,6 +9,17 @@ import { fromBytes } from './bytes.ts';
 export function normalizePathBytes(input: string, win: boolean): string {
   const n = input.length;
   if (n === 0) return input;
+  // Most paths have nothing to normalise: no empty, `.` or `..` segment and (Windows) no backslash.
+  if (
+    input.indexOf('//') === -1 &&
+    input.indexOf('/.') === -1 &&
+    input.indexOf('./') === -1 &&
+    input !== '.' &&
+    input !== '..' &&
+    !(win && input.indexOf('\\') !== -1)
+  ) {
+    return input;
+  }
   const buf = new Uint8Array(n);
   for (let k = 0; k < n; k++) buf[k] = input.charCodeAt(k) & 0xff;
   const SLASH = 0x2f;
