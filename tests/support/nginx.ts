@@ -15,9 +15,11 @@ export class TestNginx {
 
   constructor(readonly prefix: string) {}
 
-  async start(http: string, options: { workers?: number } = {}): Promise<void> {
+  /** `main` goes before the events block (load_module lines). */
+  async start(http: string, options: { workers?: number; main?: string } = {}): Promise<void> {
     for (const dir of ['logs', 'tmp']) await mkdir(join(this.prefix, dir), { recursive: true });
-    const conf = `daemon off;
+    const conf = `${options.main ?? ''}
+daemon off;
 master_process on;
 worker_processes ${options.workers ?? 1};
 pid ${this.prefix}/nginx.pid;

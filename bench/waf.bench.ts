@@ -1,0 +1,167 @@
+/**
+ * The WAF on a fixed mix of benign and attack requests, CRS 3.3.4 at paranoia level 1 on both sides:
+ * in process (CPU per request, p99 of the benign ones) and nginx + ModSecurity v3 + the same CRS
+ * (Debian's nginx, libnginx-mod-http-modsecurity and modsecurity-crs; response body inspection off;
+ * CPU of the one nginx worker per request), in the same run.
+ *
+ *   npm run bench:waf
+ *
+ * Rampart's HTTP figure (the verdict endpoint with the WAF stage) is printed as n/a until the WAF is a
+ * stage of the verdict pipeline.
+ */
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { createWaf, type WafRequest } from '#engine/waf';
+import { loadRuleSet, detectRuleSetDir } from '#engine/waf/ruleset';
+import { freePort } from '../tests/support/engine.ts';
+import { TestNginx } from '../tests/support/nginx.ts';
+import { childPids, cpuSeconds, line } from './support.ts';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
+
+interface MixEntry {
+  attack: boolean;
+  method: string;
+  path: string;
+  contentType?: string;
+  body?: string;
+}
+
+/** Six everyday requests and four attacks (SQL injection, XSS, path traversal, command injection). */
+const MIX: MixEntry[] = [
+  { attack: false, method: 'GET', path: '/products/42?ref=home&q=blue+shoes&page=2' },
+  { attack: false, method: 'GET', path: '/' },
+  { attack: false, method: 'GET', path: '/static/app.js?v=1234' },
+  { attack: false, method: 'POST', path: '/login', contentType: 'application/x-www-form-urlencoded', body: 'user=alice&password=S3cret%21&remember=on' },
+  { attack: false, method: 'POST', path: '/api/cart', contentType: 'application/json', body: '{"item":42,"qty":2,"note":"gift wrap please"}' },
+  { attack: false, method: 'GET', path: "/search?q=o%27reilly+books&sort=price" },
+  { attack: true, method: 'GET', path: '/item?id=1%27%20OR%20%271%27=%271' },
+  { attack: true, method: 'GET', path: '/search?q=%3Cscript%3Ealert(1)%3C/script%3E' },
+  { attack: true, method: 'GET', path: '/download?file=../../../../etc/passwd' },
+  { attack: true, method: 'GET', path: '/ping?host=127.0.0.1;cat%20/etc/passwd' },
+];
+
+const HEADERS: [string, string][] = [
+  ['Host', 'shop.example.com'],
+  ['User-Agent', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36'],
+  ['Accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'],
+  ['Accept-Language', 'en-GB,en;q=0.9'],
+  ['Accept-Encoding', 'gzip, deflate, br'],
+  ['Cookie', '_ga=GA1.2.345; session=abcdef0123456789'],
+];
+
+function wafRequest(m: MixEntry): WafRequest {
+  const headers: [string, string][] = [...HEADERS];
+  if (m.body !== undefined) {
+    headers.push(['Content-Type', m.contentType ?? 'text/plain'], ['Content-Length', String(Buffer.byteLength(m.body))]);
+  }
+  return {
+    method: m.method,
+    uri: m.path,
+    protocol: 'HTTP/1.1',
+    headers,
+    body: m.body === undefined ? null : Buffer.from(m.body),
+    remoteAddr: '198.51.100.20',
+    remotePort: 50_000,
+    serverAddr: '127.0.0.1',
+    serverPort: 80,
+  };
+}
+
+const found = detectRuleSetDir();
+if (!found) throw new Error("bench:waf needs Debian's modsecurity-crs package (/usr/share/modsecurity-crs)");
+
+// In process.
+const ruleSet = await loadRuleSet(found.dir, found.options);
+const waf = createWaf(ruleSet);
+const requests = MIX.map(wafRequest);
+for (let i = 0; i < 200; i++) for (const r of requests) waf.inspect(r); // JIT warm-up
+const benignTimes: number[] = [];
+let blocked = 0;
+const cpu0 = process.cpuUsage();
+for (let round = 0; round < ROUNDS; round++) {
+  for (let i = 0; i < requests.length; i++) {
+    const t = performance.now();
+    const outcome = waf.inspect(requests[i] as WafRequest);
+    const us = (performance.now() - t) * 1000;
+    if (MIX[i]?.attack) {
+      if (outcome.interrupted) blocked++;
+    } else benignTimes.push(us);
+  }
+}
+const cpu = process.cpuUsage(cpu0);
+const inProcessUs = (cpu.user + cpu.system) / (ROUNDS * requests.length);
+benignTimes.sort((a, b) => a - b);
+const p99 = benignTimes[Math.floor(benignTimes.length * 0.99)] ?? 0;
+
+// nginx + ModSecurity v3 + the same CRS, one worker, serving a static file.
+const dir = await mkdtemp(join(tmpdir(), 'rampart-bench-waf-'));
+const nginx = new TestNginx(join(dir, 'nginx'));
+let modsecUs = Number.NaN;
+let modsecBlocked = 0;
+try {
+  await mkdir(join(dir, 'www'), { recursive: true });
+  for (const m of MIX) {
+    const file = join(dir, 'www', (m.path.split('?')[0] ?? '/').replace(/\/$/, '/index.html'));
+    await mkdir(join(file, '..'), { recursive: true });
+    await writeFile(file, '<html><body>ok</body></html>\n');
+  }
+  const rules = join(dir, 'modsecurity.conf');
+  await writeFile(
+    rules,
+    [
+      'SecRuleEngine On',
+      'SecRequestBodyAccess On',
+      'SecResponseBodyAccess Off',
+      'SecRequestBodyLimit 131072',
+      'SecRequestBodyNoFilesLimit 131072',
+      'SecRequestBodyLimitAction Reject',
+      'SecAuditEngine Off',
+      'SecRule REQUEST_HEADERS:Content-Type "^(?:application(?:/soap\\+|/)|text/)xml" "id:200000,phase:1,t:none,t:lowercase,pass,nolog,ctl:requestBodyProcessor=XML"',
+      'SecRule REQUEST_HEADERS:Content-Type "^application/json" "id:200001,phase:1,t:none,t:lowercase,pass,nolog,ctl:requestBodyProcessor=JSON"',
+      `Include ${found.options.setupFile ?? '/etc/modsecurity/crs/crs-setup.conf'}`,
+      `Include ${join(found.dir, 'rules', '*.conf')}`,
+      '',
+    ].join('\n'),
+  );
+  const port = await freePort();
+  await nginx.start(
+    `    server {
+        listen 127.0.0.1:${port};
+        root ${join(dir, 'www')};
+        modsecurity on;
+        modsecurity_rules_file ${rules};
+        error_page 405 =200 $uri;
+    }`,
+    { main: 'load_module /usr/lib/nginx/modules/ngx_http_modsecurity_module.so;' },
+  );
+  const workers = childPids(nginx.pid ?? 0);
+  const cannonRequests = MIX.map((m) => ({
+    method: m.method as 'GET' | 'POST',
+    path: m.path,
+    headers: Object.fromEntries([...HEADERS, ...(m.body ? [['Content-Type', m.contentType ?? 'text/plain']] : [])]) as Record<string, string>,
+    ...(m.body ? { body: m.body } : {}),
+  }));
+  const run = () => autocannon({ url: `http://127.0.0.1:${port}`, connections: 16, duration: DURATION, requests: cannonRequests });
+  await run(); // warm-up
+  const before = workers.reduce((s, pid) => s + cpuSeconds(pid), 0);
+  const result = await run();
+  const used = workers.reduce((s, pid) => s + cpuSeconds(pid), 0) - before;
+  modsecUs = (used / result.requests.total) * 1e6;
+  modsecBlocked = result['4xx'] / result.requests.total;
+} finally {
+  await nginx.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+line('waf_cpu_us_per_request_in_process', inProcessUs, 'us', 1);
+line('waf_p99_us_benign_in_process', p99, 'us', 1);
+line('waf_cpu_us_per_request_modsecurity', modsecUs, 'us', 1);
+console.log('waf_cpu_us_per_request_rampart: n/a (the WAF is not yet a stage of the verdict endpoint)');
+console.log('waf_ratio_vs_modsecurity: n/a (needs the HTTP figure above)');
+line('waf_ratio_modsecurity_vs_in_process', modsecUs / inProcessUs, '', 2);
+line('waf_attacks_blocked_in_process', (100 * blocked) / (ROUNDS * MIX.filter((m) => m.attack).length), '%', 1);
+line('waf_4xx_share_modsecurity', 100 * modsecBlocked, '%', 1);
