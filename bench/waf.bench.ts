@@ -100,8 +100,8 @@ const p99 = benignTimes[Math.floor(benignTimes.length * 0.99)] ?? 0;
 // nginx + ModSecurity v3 + the same CRS, one worker, serving a static file.
 const dir = await mkdtemp(join(tmpdir(), 'rampart-bench-waf-'));
 const nginx = new TestNginx(join(dir, 'nginx'));
-let modsecUs = Number.NaN;
-let modsecBlocked = 0;
+let modsecUs: number;
+let modsecBlocked: number;
 try {
   await mkdir(join(dir, 'www'), { recursive: true });
   for (const m of MIX) {
