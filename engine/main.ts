@@ -4,7 +4,7 @@
  * engine process; tests call `startEngine` in process.
  */
 import 'reflect-metadata';
-import { existsSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,8 @@ import { buildConsoleServer, type AnyRoute } from '#engine/api';
 import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
-import { NO_WAF_MATCH, type VerdictPorts } from '#engine/verdict';
+import { BasicRulesService, RuleSetManager } from '#engine/basic-rules';
+import type { VerdictPorts } from '#engine/verdict';
 import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
 
 const TOKENS = {
@@ -35,6 +36,8 @@ const TOKENS = {
   accounts: Symbol('AccountService'),
   licence: Symbol('LicenceService'),
   sites: Symbol('SitesService'),
+  ruleSets: Symbol('RuleSetManager'),
+  basicRules: Symbol('BasicRulesService'),
 } as const;
 
 export interface EngineOptions {
@@ -118,6 +121,35 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     }),
   });
 
+  // The WAF's compatibility log: ModSecurity-style lines for CRS's go-ftw, when a file is configured.
+  let compatLog: WriteStream | undefined;
+  if (settings.waf.compatLogFile) {
+    compatLog = createWriteStream(settings.waf.compatLogFile, { flags: 'a' });
+    compatLog.on('error', (error) => logger.error({ err: error, file: settings.waf.compatLogFile }, 'cannot write the WAF compatibility log'));
+  }
+  const compatibilityLog = compatLog ? (line: string) => compatLog.write(`${new Date().toISOString()} [error] ${line}\n`) : undefined;
+  c.register(TOKENS.ruleSets, {
+    useValue: new RuleSetManager({
+      store: c.resolve<ConfigStore>(TOKENS.configStore),
+      dataDir: settings.dataDir,
+      clock: c.resolve<Clock>(TOKENS.clock),
+      logger: c.resolve<Logger>(TOKENS.logger),
+      waf: { requestBodyLimit: settings.waf.bodyLimit, requestBodyLimitAction: settings.waf.bodyLimitAction, compatibilityLog },
+    }),
+  });
+  const ruleSets = c.resolve<RuleSetManager>(TOKENS.ruleSets);
+  await ruleSets.start();
+  c.register(TOKENS.basicRules, {
+    useValue: new BasicRulesService({
+      store: c.resolve<ConfigStore>(TOKENS.configStore),
+      clock: c.resolve<Clock>(TOKENS.clock),
+      random: c.resolve<Random>(TOKENS.random),
+      ruleSets,
+      compatibilityLog,
+    }),
+  });
+  const basicRules = c.resolve<BasicRulesService>(TOKENS.basicRules);
+
   const https = settings.console.tls
     ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
     : undefined;
@@ -126,6 +158,8 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       accounts: c.resolve<AccountService>(TOKENS.accounts),
       licence: c.resolve<LicenceService>(TOKENS.licence),
       sites: c.resolve<SitesService>(TOKENS.sites),
+      basicRules,
+      ruleSets,
       logger: c.resolve<Logger>(TOKENS.logger),
       edition: settings.edition,
       version,
@@ -153,8 +187,8 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     // The threat store is filled by event-based rules, which a later module brings.
     isBanned: () => false,
     botTypeOf: (userAgent) => intel.lookup('', userAgent).intel.bot_type,
-    // The basic application rules (WAF) stage arrives with the rule engine; until then it passes.
-    inspect: () => NO_WAF_MATCH,
+    inspect: (request, site, srcIp) => basicRules.inspect(request, site, srcIp),
+    wafDenied: (siteId, srcIp, now) => basicRules.isDenied(siteId, srcIp, now),
   };
   const gateway = await buildGatewayServer({
     sites: c.resolve<SitesService>(TOKENS.sites),
@@ -165,6 +199,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     intel: { lookup: (ip, userAgent) => intel.lookup(ip, userAgent) },
     probe: probePort(probe, clock),
     version,
+    inspectBodyLimit: settings.waf.bodyLimit,
   });
 
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });
@@ -186,6 +221,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       (stopping ??= (async () => {
         await Promise.all([app.close(), gateway.close()]);
         await logStore.close();
+        await new Promise<void>((done) => (compatLog ? compatLog.end(done) : done()));
         c.clearInstances();
         logger.info({}, 'engine stopped');
       })()),

@@ -1,6 +1,7 @@
 import type { AccountService, Session } from '#engine/accounts';
 import type { LicenceService } from '#engine/licence';
 import type { SitesService } from '#engine/sites';
+import type { BasicRulesService, RuleSetManager } from '#engine/basic-rules';
 import type { AccountRecord } from '#engine/config-store';
 import type { Edition, Logger } from '#engine/shared';
 
@@ -11,6 +12,8 @@ export interface ApiDeps {
   accounts: AccountService;
   licence: LicenceService;
   sites: SitesService;
+  basicRules: BasicRulesService;
+  ruleSets: RuleSetManager;
   logger: Logger;
   edition: Edition;
   version: string;

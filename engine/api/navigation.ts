@@ -30,9 +30,9 @@ const MENUS: readonly MenuDef[] = [
       { id: 'config.logConfig', path: '/config/log-config', page: 'logConfig', modules: ['advanced'], built: false },
     ],
   },
-  // Rule Management: only the anti-bot tab (edition B) exists so far; edition A's tabs come with the
-  // basic rules and risk-control rules.
-  { id: 'rules', path: '/rules', page: 'rules', modules: ['basic', 'advanced'], built: true, editions: ['B'] },
+  // Rule Management: the basic rules tab (both editions) and the anti-bot tab (B); event-based rules
+  // come with the event engine.
+  { id: 'rules', path: '/rules', page: 'rules', modules: ['basic', 'advanced'], built: true },
   {
     id: 'enterprise',
     path: '/enterprise',

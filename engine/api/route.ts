@@ -41,6 +41,8 @@ export interface RouteDef<P, Q, B, R> {
   response?: z.ZodType<R>;
   /** A download answers with the file the handler returns instead of JSON. */
   produces?: 'json' | 'download';
+  /** Largest request body in bytes, when a route takes more than the API's default (uploads). */
+  bodyLimit?: number;
   handler(ctx: RouteContext<P, Q, B>): Promise<R> | R;
 }
 
@@ -66,6 +68,7 @@ export interface AnyRoute {
   status?: 200 | 201 | 204;
   response?: z.ZodType;
   produces?: 'json' | 'download';
+  bodyLimit?: number;
   handler(ctx: RouteContext<unknown, unknown, unknown>): Promise<unknown>;
 }
 

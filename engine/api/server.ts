@@ -14,12 +14,13 @@ import { accountRoutes } from './routes/accounts.routes.ts';
 import { licenceRoutes } from './routes/licence.routes.ts';
 import { systemRoutes } from './routes/system.routes.ts';
 import { siteRoutes } from './routes/sites.routes.ts';
+import { basicRuleRoutes } from './routes/basic-rules.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
 export function allRoutes(deps: ApiDeps): AnyRoute[] {
-  return [...systemRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps), ...licenceRoutes(deps), ...siteRoutes(deps)];
+  return [...systemRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps), ...licenceRoutes(deps), ...siteRoutes(deps), ...basicRuleRoutes(deps)];
 }
 
 export interface BuildOptions {
@@ -90,7 +91,8 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     }
     const fastifyError = error as { code?: string; statusCode?: number; message?: string };
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.status(413).send(body(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${BODY_LIMIT} bytes`, { field: 'body' })));
+      const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT;
+      return reply.status(413).send(body(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${limit} bytes`, { field: 'body' })));
     }
     if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.status(415).send(body(new RampartError('VALIDATION_FAILED', 'body: Content-Type must be application/json', { field: 'body' })));
@@ -116,6 +118,7 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     app.route({
       method: route.method,
       url: API_PREFIX + route.path,
+      ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
       handler: async (request, reply) => {
         const found = callerOf(request);
         const caller = found === 'expired' ? undefined : found;

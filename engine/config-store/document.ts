@@ -5,7 +5,7 @@ import type { ModuleKey, Role } from '#engine/shared';
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export interface AccountRecord {
   id: string;
@@ -131,6 +131,61 @@ export interface LogConfigRecord {
   createdAt: number;
 }
 
+export type ProtectionLevel = 'loose' | 'normal' | 'strict' | 'very_strict';
+
+/** One of the 12 basic rule groups (`001` to `012`) of a site. */
+export interface RuleGroupSetting {
+  enabled: boolean;
+  level: ProtectionLevel;
+}
+
+export type CustomRuleLocation =
+  | 'all'
+  | 'any'
+  | 'url'
+  | 'param_name'
+  | 'header_name'
+  | 'referer'
+  | 'user_agent'
+  | 'cookie_name'
+  | 'body'
+  | 'source_ip'
+  | 'param_value'
+  | 'header_value'
+  | 'cookie_value';
+
+export interface CustomRuleCondition {
+  location: Exclude<CustomRuleLocation, 'all' | 'any'>;
+  /** For parameter, header and cookie values: a regex for the name (`.*` = any); '' otherwise. */
+  name: string;
+  pattern: string;
+}
+
+/** A custom basic rule (spec 2.5): attack type custom, direction request. */
+export interface CustomRuleRecord {
+  id: string;
+  name: string;
+  remark: string;
+  enabled: boolean;
+  location: CustomRuleLocation;
+  conditions: CustomRuleCondition[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A site's basic application rules: group switches and levels (absent groups: enabled, loose) and custom rules. */
+export interface SiteBasicRulesRecord {
+  groups: Record<string, RuleGroupSetting>;
+  customRules: CustomRuleRecord[];
+}
+
+/** Where the Core Rule Set comes from: auto-detected, an operator's directory, or an uploaded archive. */
+export interface RuleSetSourceRecord {
+  source: 'auto' | 'dir' | 'uploaded';
+  /** The directory for 'dir' and 'uploaded'; null for 'auto'. */
+  dir: string | null;
+}
+
 export interface ConfigDocument {
   schemaVersion: number;
   installation: { id: string; createdAt: number };
@@ -139,6 +194,9 @@ export interface ConfigDocument {
   sites: SiteRecord[];
   siteGlobal: SiteGlobalRecord;
   logConfigs: LogConfigRecord[];
+  ruleSet: RuleSetSourceRecord;
+  /** By site id. */
+  basicRules: Record<string, SiteBasicRulesRecord>;
   accounts: AccountRecord[];
   links: LinkRecord[];
   licence: FormalLicenceRecord | null;
@@ -166,6 +224,8 @@ export function emptyDocument(installationId: string, now: number, secret: () =>
     sites: [],
     siteGlobal: defaultSiteGlobal(secret()),
     logConfigs: [],
+    ruleSet: { source: 'auto', dir: null },
+    basicRules: {},
     accounts: [],
     links: [],
     licence: null,

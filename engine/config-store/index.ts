@@ -25,4 +25,11 @@ export type {
   ListMode,
   SourceIpMode,
   XffMode,
+  ProtectionLevel,
+  RuleGroupSetting,
+  CustomRuleLocation,
+  CustomRuleCondition,
+  CustomRuleRecord,
+  SiteBasicRulesRecord,
+  RuleSetSourceRecord,
 } from './document.ts';

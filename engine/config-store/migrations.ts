@@ -16,6 +16,8 @@ const migrations: Record<number, Migration> = {
     siteGlobal: defaultSiteGlobal(newSecret()),
     logConfigs: [],
   }),
+  // 2 -> 3: the rule-set source and each site's basic rules.
+  2: (doc) => ({ ...doc, ruleSet: { source: 'auto', dir: null }, basicRules: {} }),
 };
 
 export function migrate(

@@ -53,6 +53,8 @@ export interface GatewayDeps {
   intel: IntelPort;
   probe: ProbePort;
   version: string;
+  /** Request bodies up to this many bytes are inspected; a larger one is cut one byte past it, so the WAF sees it is too large. */
+  inspectBodyLimit?: number;
 }
 
 export const GATEWAY_BODY_LIMIT = 256 * 1024;
@@ -77,28 +79,50 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   // The verdict is the hot path: nginx asks it for every request. It is answered straight from
   // Node's HTTP server, before Fastify's routing, request and reply objects; everything else goes
   // through Fastify.
-  const fastVerdict = (req: IncomingMessage, res: ServerResponse): void => {
-    req.resume();
+  const bodyLimit = deps.inspectBodyLimit ?? 128 * 1024;
+  const answerVerdict = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void => {
     let status: number;
     let guard: string | undefined;
-    let body: string | undefined;
+    let errorJson: string | undefined;
     try {
-      const outcome = verdictFor(req.headers, req.method ?? 'GET', req.socket.remoteAddress ?? '');
+      const outcome = verdictFor(req.headers, req.method ?? 'GET', req.socket.remoteAddress ?? '', body);
       status = outcome.status;
       guard = outcome.guard;
     } catch (error) {
       const known = error instanceof RampartError ? error : new RampartError('INTERNAL', 'Internal error');
       if (!(error instanceof RampartError)) logger.error({ err: error }, 'verdict failed');
       status = known.code === 'ACCESS_KEY_INVALID' ? 401 : known.code === 'SITE_UNKNOWN' ? 404 : 500;
-      body = JSON.stringify(errorBody(known));
+      errorJson = JSON.stringify(errorBody(known));
     }
-    if (body === undefined) {
+    if (errorJson === undefined) {
       res.writeHead(status, { 'x-rampart-guard': guard ?? '' });
       res.end();
     } else {
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
+      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(errorJson) });
+      res.end(errorJson);
     }
+  };
+
+  // nginx's auth_request sends no body: answered at once. A gateway that forwards the client's body
+  // (a POST with Content-Length or chunked) gets it inspected, up to the limit plus one byte.
+  const fastVerdict = (req: IncomingMessage, res: ServerResponse): void => {
+    const length = req.headers['content-length'];
+    if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) {
+      req.resume();
+      answerVerdict(req, res, undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    req.on('data', (chunk: Buffer) => {
+      if (kept > bodyLimit) return;
+      const room = bodyLimit + 1 - kept;
+      const piece = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(piece);
+      kept += piece.length;
+    });
+    req.on('end', () => answerVerdict(req, res, Buffer.concat(chunks, kept)));
+    req.on('error', () => res.destroy());
   };
 
   const app = Fastify({
@@ -155,7 +179,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   const siteOf = (request: FastifyRequest, keyed: boolean): CompiledSite =>
     siteFrom(request.headers, (request.query as { site?: string }).site, keyed, request.ip);
 
-  const factsFrom = (h: Headers, method: string, peer: string): RequestFacts => ({
+  const factsFrom = (h: Headers, method: string, peer: string, body?: Buffer): RequestFacts => ({
     method: header(h, 'x-original-method') ?? method,
     scheme: header(h, 'x-rampart-scheme') ?? 'http',
     host: header(h, 'host') ?? '',
@@ -164,6 +188,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     remoteAddr: header(h, 'x-rampart-remote-addr') ?? peer,
     headers: h,
     requestId: header(h, 'x-request-id') ?? '',
+    ...(body && body.length > 0 ? { body } : {}),
   });
   const factsOf = (request: FastifyRequest): RequestFacts => factsFrom(request.headers, request.method, request.ip);
 
@@ -173,10 +198,10 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
-  function verdictFor(headers: Headers, method: string, peer: string): { status: number; guard: string } {
+  function verdictFor(headers: Headers, method: string, peer: string, body: Buffer | undefined): { status: number; guard: string } {
     const site = siteFrom(headers, undefined, true, peer);
     sites.markSeen(site.id);
-    const facts = factsFrom(headers, method, peer);
+    const facts = factsFrom(headers, method, peer, body);
     const verdict = decide(site, facts, deps.ports);
     log(site, facts, verdict);
     return { status: verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403, guard: verdict.guardStatus };
@@ -186,7 +211,14 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   app.post('/_rampart/check', (request, reply) => {
     const site = siteOf(request, true);
     sites.markSeen(site.id);
-    const body = request.body as { method?: unknown; uri?: unknown; host?: unknown; remoteAddr?: unknown; headers?: unknown } | null;
+    const body = request.body as {
+      method?: unknown;
+      uri?: unknown;
+      host?: unknown;
+      remoteAddr?: unknown;
+      headers?: unknown;
+      bodyBase64?: unknown;
+    } | null;
     const field = (name: string, value: unknown, max: number): string => {
       if (typeof value !== 'string' || value.length > max) {
         throw new RampartError('VALIDATION_FAILED', `${name}: must be a string of at most ${max} characters`, { field: name });
@@ -213,6 +245,14 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       headers,
       requestId: headers['x-request-id'] ?? '',
     };
+    if (body.bodyBase64 !== undefined) {
+      const encoded = field('bodyBase64', body.bodyBase64, GATEWAY_BODY_LIMIT);
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
+        throw new RampartError('VALIDATION_FAILED', 'bodyBase64: must be base64', { field: 'bodyBase64' });
+      }
+      const decoded = Buffer.from(encoded, 'base64');
+      if (decoded.length > 0) facts.body = decoded.length > bodyLimit + 1 ? decoded.subarray(0, bodyLimit + 1) : decoded;
+    }
     const verdict = decide(site, facts, deps.ports);
     log(site, facts, verdict);
     return reply.send({
@@ -221,6 +261,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       status: verdict.status,
       src_ip: verdict.srcIp,
       waf_triggered_rules: verdict.waf.ruleIds,
+      waf_triggered_categories: verdict.waf.categories,
+      waf_triggered_score: verdict.waf.score,
     });
   });
 

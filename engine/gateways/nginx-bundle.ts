@@ -24,6 +24,7 @@ function engineHeaders(site: SiteRecord): string {
     'proxy_set_header X-Rampart-Protocol $server_protocol;',
     'proxy_set_header X-Original-URI $request_uri;',
     'proxy_set_header X-Original-Method $request_method;',
+    'proxy_set_header X-Original-Content-Length $content_length;',
     'proxy_set_header X-Request-Id $request_id;',
     'proxy_set_header Host $host;',
     'proxy_http_version 1.1;',

@@ -42,6 +42,9 @@ const settingsSchema = z.object({
   RAMPART_INTEL_CITY_DB: z.string().min(1).optional(),
   RAMPART_INTEL_COUNTRY_DB: z.string().min(1).optional(),
   RAMPART_INTEL_ASN_DB: z.string().min(1).optional(),
+  RAMPART_WAF_BODY_LIMIT: positiveInt.default(131_072),
+  RAMPART_WAF_BODY_LIMIT_ACTION: z.enum(['Reject', 'ProcessPartial'], { error: 'must be Reject or ProcessPartial' }).default('Reject'),
+  RAMPART_WAF_COMPAT_LOG: z.string().min(1).optional(),
   RAMPART_SMTP_HOST: z.string().min(1).optional(),
   RAMPART_SMTP_PORT: port.default(587),
   RAMPART_SMTP_SECURE: bool.default(false),
@@ -72,6 +75,12 @@ export interface Settings {
   licencePublicKeyFile: string | undefined;
   /** Offline intelligence databases; city data is only used when configured (comma-separated paths). */
   intel: { cityDb: string[]; countryDb: string | undefined; asnDb: string | undefined };
+  /**
+   * The WAF: request body inspection limit and what happens above it (like ModSecurity's
+   * SecRequestBodyLimit / SecRequestBodyLimitAction), and the compatibility log file
+   * (ModSecurity-style error-log lines, for go-ftw), off when unset.
+   */
+  waf: { bodyLimit: number; bodyLimitAction: 'Reject' | 'ProcessPartial'; compatLogFile: string | undefined };
   smtp: SmtpSettings | undefined;
 }
 
@@ -170,6 +179,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       absoluteMs: s.RAMPART_SESSION_ABSOLUTE_HOURS * 3_600_000,
     },
     licencePublicKeyFile: s.RAMPART_LICENCE_PUBLIC_KEY,
+    waf: { bodyLimit: s.RAMPART_WAF_BODY_LIMIT, bodyLimitAction: s.RAMPART_WAF_BODY_LIMIT_ACTION, compatLogFile: s.RAMPART_WAF_COMPAT_LOG },
     intel: {
       cityDb: (s.RAMPART_INTEL_CITY_DB ?? '').split(',').map((p) => p.trim()).filter(Boolean),
       countryDb: s.RAMPART_INTEL_COUNTRY_DB,

@@ -26,7 +26,7 @@ export type TokenCheck =
 
 export type BotType = 'scanner' | 'search_engine' | 'script_tool' | 'other_crawler' | null;
 
-/** The WAF's answer for one request (the WAF stage proper arrives with the rule engine). */
+/** The WAF stage's answer for one request: CRS and custom rules that fired, and whether to block. */
 export interface WafOutcome {
   blocked: boolean;
   ruleIds: string[];
@@ -45,7 +45,10 @@ export interface VerdictPorts {
   deviceOf(identityCookie: string): string;
   isBanned(siteId: string, srcIp: string, deviceId: string, now: number): boolean;
   botTypeOf(userAgent: string): BotType;
+  /** Basic application rules (WAF and custom rules) over the request. */
   inspect(request: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome;
+  /** A plugin-access client is denied for a while after a basic rule fired on it. */
+  wafDenied(siteId: string, srcIp: string, now: number): boolean;
 }
 
 export interface Verdict {
@@ -71,8 +74,9 @@ function hasList(list: CompiledList): boolean {
 }
 
 /**
- * The request path of DESIGN.md section 3, as pure code: site run mode, lists, threat store, token,
- * the browser verdict the token carries, the WAF, anti-bot rules, then the decision by run mode.
+ * The request path of DESIGN.md section 3, as pure code: site run mode, lists, threat store, the
+ * WAF (moved before the token so attacks without a token are named), token, the browser verdict the
+ * token carries, anti-bot rules, then the decision by run mode.
  * Every stage can end the pipeline; the first finding wins.
  */
 export function decide(site: CompiledSite, request: RequestFacts, ports: VerdictPorts): Verdict {
@@ -117,6 +121,13 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
   if (!pluginless && site.queryThreatStore && ports.isBanned(site.id, srcIp, verdict.deviceId, ports.now())) {
     return finish(site, verdict, 'REPUTATION');
   }
+  if (site.accessMethod === 'plugin' && ports.wafDenied(site.id, srcIp, ports.now())) return finish(site, verdict, wafGuard(ports));
+
+  // The basic rules run before the token check: attack tools rarely carry a token, and an operator
+  // (and the overview's attack counters, and CRS's go-ftw) must see what they tried, not only that
+  // they were sent to the reload page.
+  verdict.waf = ports.inspect(request, site, srcIp);
+  if (verdict.waf.blocked) return finish(site, verdict, wafGuard(ports));
 
   switch (token.kind) {
     case 'missing':
@@ -128,9 +139,6 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
     case 'valid':
       if (token.bot && site.browserFeatureDetection) return finish(site, verdict, 'BOT');
   }
-
-  verdict.waf = ports.inspect(request, site, srcIp);
-  if (verdict.waf.blocked) return finish(site, verdict, ports.edition === 'A' ? 'BLOCKED_BY_WAF' : 'OWASP');
 
   if (site.antiBot.enabled) {
     const bot = ports.botTypeOf(header(request.headers, 'user-agent') ?? '');
@@ -145,6 +153,8 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
   }
   return finish(site, verdict, 'PASS');
 }
+
+const wafGuard = (ports: VerdictPorts): GuardStatus => (ports.edition === 'A' ? 'BLOCKED_BY_WAF' : 'OWASP');
 
 /** The decision by run mode: only block mode acts, and bypass access never blocks. */
 function finish(site: CompiledSite, verdict: Verdict, guard: GuardStatus): Verdict {

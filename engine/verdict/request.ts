@@ -13,6 +13,8 @@ export interface RequestFacts {
   remoteAddr: string;
   headers: Headers;
   requestId: string;
+  /** The request body when the gateway sends it (plug-in-less checks; nginx's auth_request sends none). */
+  body?: Buffer;
 }
 
 /** The path part of a URI, without query or fragment. */

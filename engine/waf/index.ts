@@ -12,6 +12,15 @@ import { compileRuleSet, GROUPS, Transaction, type GroupId, type GroupSetting } 
 
 export type { WafOutcome, WafRequest, WafResponse, MatchedRule, Directive, ParseProblem } from './types.ts';
 export { GROUPS, type GroupId, type GroupSetting } from '#engine/waf/engine';
+export {
+  compileCustomRules,
+  patternProblem,
+  CUSTOM_LOCATIONS,
+  PAIR_LOCATIONS,
+  PLUGIN_LOCATIONS,
+  MAX_PATTERN_LENGTH,
+} from '#engine/waf/custom';
+export type { CustomLocation, ConditionLocation, CustomCondition, CustomRuleSpec, CustomRequest, CustomRuleMatcher } from '#engine/waf/custom';
 
 export interface WafSettings {
   /** Per group (CRS file number): enabled and paranoia level 1..4. Default: enabled, level 1. */
@@ -37,9 +46,17 @@ export interface RuleSetInput {
   dataFiles: ReadonlyMap<string, string[]>;
 }
 
+/** Per-group paranoia levels prepared once (see `Waf.levels`) and passed to each inspection. */
+export interface LevelProfile {
+  readonly levels: readonly number[];
+  readonly paranoiaLevel: number;
+}
+
 export interface InspectOptions {
   /** Also run phases 3 and 4 over this response in the same transaction. */
   response?: WafResponse;
+  /** Group levels for this request instead of those the WAF was created with (enable switches stay). */
+  levels?: LevelProfile;
 }
 
 /** A transaction kept open between the request and its response (reverse proxy). */
@@ -54,7 +71,9 @@ export interface Waf {
   /** Phases 1 and 2 (and 3, 4 with options.response), then phase 5. */
   inspect(request: WafRequest, options?: InspectOptions): WafOutcome;
   /** Phases 1 and 2, keeping the transaction open for the response. */
-  begin(request: WafRequest): WafTransaction;
+  begin(request: WafRequest, options?: Pick<InspectOptions, 'levels'>): WafTransaction;
+  /** A level profile for `inspect`: per group 1..4 (absent: 1). */
+  levels(groups: Partial<Record<GroupId, number>>): LevelProfile;
   inspectResponse(transaction: WafTransaction, response: WafResponse): WafOutcome;
   /** Rules that could not be compiled (left out), with file and line. */
   readonly problems: readonly ParseProblem[];
@@ -69,16 +88,21 @@ function uniqueId(): string {
   return `${uniquePrefix}${uniqueCounter.toString(16).padStart(8, '0')}`;
 }
 
+function levelProfile(groups: Partial<Record<GroupId, number>>, disabled: ReadonlySet<number>): LevelProfile {
+  const levels = GROUPS.map((g) => Math.min(4, Math.max(1, Math.trunc(groups[g] ?? 1))));
+  const enabledLevels = levels.filter((_, i) => !disabled.has(i));
+  return { levels, paranoiaLevel: enabledLevels.length > 0 ? Math.max(...enabledLevels) : 1 };
+}
+
 export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Waf {
-  const levels: number[] = [];
   const disabled = new Set<number>();
+  const configured: Partial<Record<GroupId, number>> = {};
   GROUPS.forEach((g, i) => {
     const s = settings.groups?.[g];
-    levels[i] = Math.min(4, Math.max(1, Math.trunc(s?.level ?? 1)));
+    if (s?.level !== undefined) configured[g] = s.level;
     if (s?.enabled === false) disabled.add(i);
   });
-  const enabledLevels = levels.filter((_, i) => !disabled.has(i));
-  const paranoiaLevel = enabledLevels.length > 0 ? Math.max(...enabledLevels) : 1;
+  const initial = levelProfile(configured, disabled);
 
   const { ruleSet: compiled, problems } = compileRuleSet({
     directives: ruleSet.directives,
@@ -91,18 +115,18 @@ export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Wa
   if (settings.requestBodyLimitAction !== undefined) compiled.config.requestBodyLimitAction = settings.requestBodyLimitAction;
   if (settings.ruleEngine !== undefined) compiled.config.ruleEngine = settings.ruleEngine;
 
-  const open = (request: WafRequest): Transaction =>
+  const open = (request: WafRequest, profile: LevelProfile = initial): Transaction =>
     new Transaction(compiled, request, {
-      groupLevels: levels,
-      paranoiaLevel,
+      groupLevels: profile.levels,
+      paranoiaLevel: profile.paranoiaLevel,
       jsonXmlByContentType: settings.jsonXmlByContentType ?? true,
       logSink: settings.compatibilityLog,
       uniqueId: uniqueId(),
       now: new Date(),
     });
 
-  const begin = (request: WafRequest): WafTransaction => {
-    const t = open(request);
+  const begin = (request: WafRequest, options?: Pick<InspectOptions, 'levels'>): WafTransaction => {
+    const t = open(request, options?.levels);
     const first = t.processRequest();
     return {
       request: first,
@@ -116,12 +140,13 @@ export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Wa
 
   return {
     inspect(request, options) {
-      const t = open(request);
+      const t = open(request, options?.levels);
       t.processRequest();
       if (options?.response) t.processResponse(options.response);
       return t.processLogging();
     },
     begin,
+    levels: (groups) => levelProfile(groups, disabled),
     inspectResponse: (transaction, response) => transaction.inspectResponse(response),
     problems,
     ruleCount,

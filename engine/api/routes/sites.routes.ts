@@ -135,7 +135,11 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       params: idParams,
       status: 201,
       response: siteView,
-      handler: async ({ params }) => withStatus(sites, await sites.copy(params.id)),
+      handler: async ({ params }) => {
+        const copy = await sites.copy(params.id);
+        await deps.basicRules.copySite(params.id, copy.id);
+        return withStatus(sites, copy);
+      },
     }),
     defineRoute({
       method: 'DELETE',
@@ -148,6 +152,7 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       status: 204,
       handler: async ({ params }) => {
         await sites.remove(params.id);
+        await deps.basicRules.removeSite(params.id);
       },
     }),
     defineRoute({

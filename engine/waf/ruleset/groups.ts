@@ -21,17 +21,17 @@ export interface RuleGroup {
 
 export const RULE_GROUPS: readonly RuleGroup[] = [
   { id: '001', name: 'Java attacks', crsFile: 944 },
-  { id: '002', name: 'File and path attacks (LFI)', crsFile: 930 },
+  { id: '002', name: 'File and path attacks', crsFile: 930 },
   { id: '003', name: 'Node.js attacks', crsFile: 934 },
-  { id: '004', name: 'PHP attacks', crsFile: 933 },
-  { id: '005', name: 'Remote command execution', crsFile: 932 },
+  { id: '004', name: 'PHP injection', crsFile: 933 },
+  { id: '005', name: 'Remote code execution', crsFile: 932 },
   { id: '006', name: 'Remote file inclusion', crsFile: 931 },
   { id: '007', name: 'Session fixation', crsFile: 943 },
   { id: '008', name: 'SQL injection', crsFile: 942 },
   { id: '009', name: 'Cross-site scripting', crsFile: 941 },
   { id: '010', name: 'Protocol attacks', crsFile: 921 },
   { id: '011', name: 'Protocol enforcement', crsFile: 920 },
-  { id: '012', name: 'Scanner detection', crsFile: 913 },
+  { id: '012', name: 'Port and environment scanners', crsFile: 913 },
 ];
 
 const BY_FILE = new Map(RULE_GROUPS.map((g) => [g.crsFile, g]));

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigStore, CONFIG_FILE_NAME, type ConfigDocument } from '#engine/config-store';
+import { ConfigStore, CONFIG_FILE_NAME, SCHEMA_VERSION, type ConfigDocument } from '#engine/config-store';
 import { systemClock } from '#engine/shared';
 
 const ROUNDS = 12;
@@ -30,7 +30,7 @@ function writeThenKill(ms: number): Promise<void> {
 }
 
 function assertWhole(doc: ConfigDocument): void {
-  expect(doc.schemaVersion).toBe(2);
+  expect(doc.schemaVersion).toBe(SCHEMA_VERSION);
   expect(doc.audit.length % 200).toBe(0);
   doc.audit.forEach((entry, i) => {
     if (entry.action !== `write-${i}`) throw new Error(`entry ${i} is ${entry.action}`);

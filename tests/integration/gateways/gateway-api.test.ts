@@ -6,6 +6,7 @@ import { withIntelFields } from '#engine/verdict';
 import { ManualClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
+import { rawRequest } from '../../support/http.ts';
 
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 8, 0, 0));
 let engine: TestEngine;
@@ -30,12 +31,13 @@ interface GatewayCall {
 }
 
 async function verdict(call: GatewayCall): Promise<{ status: number; guard: string | null; body: string }> {
-  const res = await fetch(`${engine.gatewayUrl}/_rampart/verdict`, {
+  const res = await rawRequest(`${engine.gatewayUrl}/_rampart/verdict`, {
     headers: {
       'x-rampart-site': call.site ?? '',
       'x-rampart-key': call.key ?? key,
       'x-original-uri': call.uri ?? '/products?id=1',
       'x-original-method': 'GET',
+      host: 'shop.example.com',
       'x-rampart-remote-addr': call.remote ?? '198.51.100.20',
       'x-request-id': 'req-' + Math.random().toString(16).slice(2),
       'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
@@ -43,7 +45,8 @@ async function verdict(call: GatewayCall): Promise<{ status: number; guard: stri
       ...call.headers,
     },
   });
-  return { status: res.status, guard: res.headers.get('x-rampart-guard'), body: await res.text() };
+  const guard = res.headers['x-rampart-guard'];
+  return { status: res.status, guard: typeof guard === 'string' ? guard : null, body: res.text };
 }
 
 beforeAll(async () => {

@@ -44,6 +44,7 @@ export function ports(over: Partial<VerdictPorts> & { tokens?: Record<string, To
     isBanned: (_s, ip) => (over.banned ?? []).includes(ip),
     botTypeOf: (ua) => (/sqlmap/.test(ua) ? 'scanner' : /curl/.test(ua) ? 'script_tool' : /crawler/.test(ua) ? 'other_crawler' : null),
     inspect: () => NO_WAF_MATCH,
+    wafDenied: () => false,
     ...over,
   };
 }

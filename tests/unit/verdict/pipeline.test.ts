@@ -135,6 +135,13 @@ describe('threat store, WAF and anti-bot', () => {
     expect(decide(site({}, 'A'), request(), ports({ inspect: waf, edition: 'A' })).guardStatus).toBe('BLOCKED_BY_WAF');
   });
 
+  it('a plugin-access client denied after a basic rule fired is blocked before its token is read', () => {
+    const denied = ports({ wafDenied: (_s, ip) => ip === '203.0.113.9', tokens: {} });
+    expect(decide(site({ accessMethod: 'plugin' }), request({ cookie: '' }), denied)).toMatchObject({ action: 'block', guardStatus: 'OWASP' });
+    expect(decide(site({ accessMethod: 'plugin' }), request({ remoteAddr: '198.51.100.7', cookie: '' }), denied).guardStatus).toBe('TOKEN_MISS');
+    expect(decide(site({ accessMethod: 'plugin', runMode: 'monitor' }), request(), denied)).toMatchObject({ action: 'pass', guardStatus: 'OWASP' });
+  });
+
   it('anti-bot rules block enabled bot types only', () => {
     const s = site({ antiBot: { enabled: true, scanner: true, scriptTool: false, otherCrawler: true } });
     expect(decide(s, request({ ua: 'sqlmap/1.7' }), ports())).toMatchObject({ guardStatus: 'BOT', botType: 'scanner' });

@@ -1,0 +1,386 @@
+import { z } from 'zod';
+import { MINUTE, RampartError, newId, type Clock, type Random } from '#engine/shared';
+import type {
+  ConfigStore,
+  CustomRuleCondition,
+  CustomRuleRecord,
+  ProtectionLevel,
+  RuleGroupSetting,
+  SiteBasicRulesRecord,
+} from '#engine/config-store';
+import type { CompiledSite } from '#engine/sites';
+import { NO_WAF_MATCH, type RequestFacts, type WafOutcome } from '#engine/verdict';
+import {
+  compileCustomRules,
+  CUSTOM_LOCATIONS,
+  PAIR_LOCATIONS,
+  patternProblem,
+  PLUGIN_LOCATIONS,
+  type ConditionLocation,
+  type CustomLocation,
+  type CustomRuleMatcher,
+  type GroupId,
+  type LevelProfile,
+  type Waf,
+} from '#engine/waf';
+import { RULE_GROUPS, type RuleGroup } from '#engine/waf/ruleset';
+import type { RuleSetManager } from './rule-set-manager.ts';
+import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
+
+export const PROTECTION_LEVELS: readonly ProtectionLevel[] = ['loose', 'normal', 'strict', 'very_strict'];
+const paranoiaOf = (level: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(level) + 1;
+
+export const GROUP_IDS = RULE_GROUPS.map((g) => g.id);
+
+/** How long a plugin-access client is denied after a basic rule fired (spec 9). */
+export const WAF_DENIAL_MS = MINUTE;
+const MAX_DENIALS = 100_000;
+export const MAX_CUSTOM_RULES = 200;
+const MAX_CONDITIONS = 20;
+
+export const DEFAULT_GROUP: RuleGroupSetting = Object.freeze({ enabled: true, level: 'loose' });
+
+export interface BasicRuleGroupView {
+  id: string;
+  name: string;
+  /** The CRS rule file number. */
+  file: number;
+  enabled: boolean;
+  level: ProtectionLevel;
+  /** Rules its level enables. */
+  enabledRuleCount: number;
+  /** Rules of the group at all levels. */
+  ruleCount: number;
+}
+
+export interface GroupRuleView {
+  id: number;
+  message: string;
+  level: 1 | 2 | 3 | 4;
+  enabled: boolean;
+}
+
+export const groupSettingSchema = z
+  .object({ enabled: z.boolean(), level: z.enum(['loose', 'normal', 'strict', 'very_strict']) })
+  .strict();
+
+const conditionSchema = z
+  .object({
+    location: z.enum(CUSTOM_LOCATIONS.filter((l) => l !== 'all' && l !== 'any') as [ConditionLocation, ...ConditionLocation[]]),
+    name: z.string().max(256, 'must be at most 256 characters').default(''),
+    pattern: z.string(),
+  })
+  .strict();
+
+export const customRuleInputSchema = z
+  .object({
+    name: z.string().trim().min(1, 'is required').max(64, 'must be at most 64 characters'),
+    remark: z.string().trim().max(256, 'must be at most 256 characters').default(''),
+    enabled: z.boolean().default(true),
+    location: z.enum(CUSTOM_LOCATIONS as [CustomLocation, ...CustomLocation[]]),
+    conditions: z.array(conditionSchema).min(1, 'needs at least one regex').max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS}`),
+  })
+  .strict();
+export type CustomRuleInput = z.infer<typeof customRuleInputSchema>;
+
+export interface CustomRuleView extends CustomRuleRecord {
+  attackType: 'custom';
+  direction: 'request';
+}
+
+export interface BasicRulesServiceDeps {
+  store: ConfigStore;
+  clock: Clock;
+  random: Random;
+  ruleSets: RuleSetManager;
+  /** The WAF's compatibility log, which also records CRS's X-CRS-Test marker requests (for go-ftw). */
+  compatibilityLog?: ((line: string) => void) | undefined;
+}
+
+/** What one site runs, rebuilt after any configuration or rule-set change. */
+interface SiteRuntime {
+  waf: Waf | null;
+  levels: LevelProfile | null;
+  custom: CustomRuleMatcher | null;
+}
+
+const fail = (field: string, message: string): RampartError => new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field });
+
+/**
+ * Basic application security rules per site: the 12 groups' switches and protection levels, custom
+ * rules, and the WAF stage of the verdict pipeline that runs them (with the one-minute denial of a
+ * plugin-access client after a rule fired).
+ */
+export class BasicRulesService {
+  readonly #deps: BasicRulesServiceDeps;
+  #runtimes = new Map<string, SiteRuntime>();
+  #runtimesFrom: unknown = null;
+  #runtimesGeneration = -1;
+  readonly #denials = new Map<string, number>();
+
+  constructor(deps: BasicRulesServiceDeps) {
+    this.#deps = deps;
+  }
+
+  // ----- configuration -----
+
+  #site(siteId: string): SiteBasicRulesRecord {
+    if (!this.#deps.store.data.sites.some((s) => s.id === siteId)) {
+      throw new RampartError('NOT_FOUND', `No site with ID ${siteId}`, { field: 'id', params: { id: siteId } });
+    }
+    return this.#deps.store.data.basicRules[siteId] ?? { groups: {}, customRules: [] };
+  }
+
+  #group(id: string): RuleGroup {
+    const group = RULE_GROUPS.find((g) => g.id === id);
+    if (!group) throw new RampartError('NOT_FOUND', `No rule group ${id} (groups are 001 to 012)`, { field: 'group' });
+    return group;
+  }
+
+  groups(siteId: string): BasicRuleGroupView[] {
+    const record = this.#site(siteId);
+    return RULE_GROUPS.map((g) => this.#groupView(g, record.groups[g.id] ?? DEFAULT_GROUP));
+  }
+
+  #groupView(group: RuleGroup, setting: RuleGroupSetting): BasicRuleGroupView {
+    const counts = this.#deps.ruleSets.current?.counts.find((c) => c.group.id === group.id);
+    return {
+      id: group.id,
+      name: group.name,
+      file: group.crsFile,
+      enabled: setting.enabled,
+      level: setting.level,
+      enabledRuleCount: counts ? (counts.enabled[paranoiaOf(setting.level) - 1] ?? 0) : 0,
+      ruleCount: counts ? counts.enabled[3] : 0,
+    };
+  }
+
+  async setGroup(siteId: string, groupId: string, setting: RuleGroupSetting): Promise<BasicRuleGroupView> {
+    const group = this.#group(groupId);
+    this.#site(siteId);
+    await this.#deps.store.update((doc) => {
+      const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
+      record.groups[group.id] = { enabled: setting.enabled, level: setting.level };
+    });
+    return this.#groupView(group, setting);
+  }
+
+  groupRules(siteId: string, groupId: string): GroupRuleView[] {
+    const group = this.#group(groupId);
+    const setting = this.#site(siteId).groups[group.id] ?? DEFAULT_GROUP;
+    const level = paranoiaOf(setting.level);
+    const levels = this.#deps.ruleSets.current?.levels ?? [];
+    return levels
+      .filter((r) => r.group.id === group.id && r.scoring)
+      .map((r) => ({ id: Number(r.id), message: r.msg, level: r.level, enabled: setting.enabled && r.level <= level }));
+  }
+
+  customRules(siteId: string): CustomRuleView[] {
+    return this.#site(siteId).customRules.map(view);
+  }
+
+  async createCustomRule(siteId: string, input: CustomRuleInput): Promise<CustomRuleView> {
+    this.#checkRule(siteId, input);
+    const now = this.#deps.clock.now();
+    const rule: CustomRuleRecord = { id: newId('cr', this.#deps.random), ...normalise(input), createdAt: now, updatedAt: now };
+    await this.#deps.store.update((doc) => {
+      const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
+      if (record.customRules.length >= MAX_CUSTOM_RULES) throw fail('name', `a site can have at most ${MAX_CUSTOM_RULES} custom rules`);
+      if (record.customRules.some((r) => r.name.toLowerCase() === rule.name.toLowerCase())) {
+        throw new RampartError('NAME_TAKEN', `name: a custom rule named "${rule.name}" already exists`, { field: 'name', params: { name: rule.name } });
+      }
+      record.customRules.push(rule);
+    });
+    return view(rule);
+  }
+
+  async updateCustomRule(siteId: string, ruleId: string, input: CustomRuleInput): Promise<CustomRuleView> {
+    this.#checkRule(siteId, input);
+    const updated = await this.#deps.store.update((doc) => {
+      const record = doc.basicRules[siteId];
+      const index = record?.customRules.findIndex((r) => r.id === ruleId) ?? -1;
+      const existing = record?.customRules[index];
+      if (!record || !existing) throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
+      const rule: CustomRuleRecord = { ...existing, ...normalise(input), updatedAt: this.#deps.clock.now() };
+      if (record.customRules.some((r) => r.id !== ruleId && r.name.toLowerCase() === rule.name.toLowerCase())) {
+        throw new RampartError('NAME_TAKEN', `name: a custom rule named "${rule.name}" already exists`, { field: 'name', params: { name: rule.name } });
+      }
+      record.customRules[index] = rule;
+      return rule;
+    });
+    return view(updated);
+  }
+
+  async deleteCustomRule(siteId: string, ruleId: string): Promise<void> {
+    this.#site(siteId);
+    await this.#deps.store.update((doc) => {
+      const record = doc.basicRules[siteId];
+      const index = record?.customRules.findIndex((r) => r.id === ruleId) ?? -1;
+      if (!record || index === -1) throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
+      record.customRules.splice(index, 1);
+    });
+  }
+
+  /** A copied site gets the original's groups and custom rules (with new ids). */
+  async copySite(fromId: string, toId: string): Promise<void> {
+    const from = this.#deps.store.data.basicRules[fromId];
+    if (!from) return;
+    await this.#deps.store.update((doc) => {
+      doc.basicRules[toId] = {
+        groups: structuredClone(from.groups),
+        customRules: from.customRules.map((r) => ({ ...structuredClone(r), id: newId('cr', this.#deps.random) })),
+      };
+    });
+  }
+
+  async removeSite(siteId: string): Promise<void> {
+    if (!(siteId in this.#deps.store.data.basicRules)) return;
+    await this.#deps.store.update((doc) => {
+      delete doc.basicRules[siteId];
+    });
+  }
+
+  /** Location / pattern rules beyond the schema, with the failing field's path. */
+  #checkRule(siteId: string, input: CustomRuleInput): void {
+    const site = this.#deps.store.data.sites.find((s) => s.id === siteId);
+    if (!site) throw new RampartError('NOT_FOUND', `No site with ID ${siteId}`, { field: 'id', params: { id: siteId } });
+    const plugin = site.accessMethod === 'plugin';
+    const combined = input.location === 'all' || input.location === 'any';
+    if (plugin && !combined && !PLUGIN_LOCATIONS.has(input.location as ConditionLocation)) {
+      throw fail('location', 'plugin access supports only the locations request URL and request URL parameter name');
+    }
+    if (!combined && !PAIR_LOCATIONS.has(input.location as ConditionLocation) && input.conditions.length !== 1) {
+      throw fail('conditions', 'this location takes exactly one regex');
+    }
+    input.conditions.forEach((c, i) => {
+      if (!combined && c.location !== input.location) throw fail(`conditions.${i}.location`, `must be ${input.location}, the rule's location`);
+      if (plugin && !PLUGIN_LOCATIONS.has(c.location)) {
+        throw fail(`conditions.${i}.location`, 'plugin access supports only the locations request URL and request URL parameter name');
+      }
+      if (PAIR_LOCATIONS.has(c.location)) {
+        const nameProblem = patternProblem(c.name === '' ? '.*' : c.name);
+        if (nameProblem) throw fail(`conditions.${i}.name`, nameProblem);
+      }
+      const problem = patternProblem(c.pattern);
+      if (problem) throw fail(`conditions.${i}.pattern`, problem);
+    });
+  }
+
+  // ----- the WAF stage -----
+
+  #runtime(site: CompiledSite): SiteRuntime {
+    const data = this.#deps.store.data;
+    const loaded = this.#deps.ruleSets.current;
+    const generation = loaded?.generation ?? 0;
+    if (this.#runtimesFrom !== data || this.#runtimesGeneration !== generation) {
+      this.#runtimes = new Map();
+      this.#runtimesFrom = data;
+      this.#runtimesGeneration = generation;
+    }
+    let runtime = this.#runtimes.get(site.id);
+    if (runtime) return runtime;
+    const record = data.basicRules[site.id];
+    const settings = RULE_GROUPS.map((g) => record?.groups[g.id] ?? DEFAULT_GROUP);
+    const crsGroups = RULE_GROUPS.map((g) => String(g.crsFile) as GroupId);
+    let waf: Waf | null = null;
+    let levels: LevelProfile | null = null;
+    if (loaded && settings.some((s) => s.enabled)) {
+      waf = loaded.wafFor(crsGroups.filter((_, i) => settings[i]?.enabled === false));
+      levels = waf.levels(Object.fromEntries(crsGroups.map((g, i) => [g, paranoiaOf(settings[i]?.level ?? 'loose')])));
+    }
+    const plugin = site.accessMethod === 'plugin';
+    const rules = (record?.customRules ?? []).filter(
+      (r) => r.enabled && (!plugin || r.conditions.every((c) => PLUGIN_LOCATIONS.has(c.location))),
+    );
+    runtime = { waf, levels, custom: rules.length > 0 ? compileCustomRules(rules) : null };
+    this.#runtimes.set(site.id, runtime);
+    return runtime;
+  }
+
+  /** The verdict pipeline's WAF stage. */
+  inspect(facts: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome {
+    const runtime = this.#runtime(site);
+    if (runtime.waf === null && runtime.custom === null) return NO_WAF_MATCH;
+    const headers = clientHeaders(facts);
+    if (this.#deps.compatibilityLog) this.#marker(facts, headers);
+    const ruleIds: string[] = [];
+    const categories: string[] = [];
+    let blocked = false;
+    let score = 0;
+    if (runtime.waf && runtime.levels) {
+      const outcome = runtime.waf.inspect(wafRequest(facts, srcIp, headers), { levels: runtime.levels });
+      const byId = this.#deps.ruleSets.current?.byId;
+      for (const m of outcome.matched) {
+        if (!byId?.has(m.id) || ruleIds.includes(m.id)) continue;
+        ruleIds.push(m.id);
+        const category = categoryOf(m.tags);
+        if (category && !categories.includes(category)) categories.push(category);
+      }
+      blocked = outcome.interrupted;
+      score = outcome.score;
+    }
+    if (runtime.custom) {
+      const fired = runtime.custom.match(customRequest(facts, srcIp, headers));
+      if (fired.length > 0) {
+        blocked = true;
+        ruleIds.push(...fired);
+        categories.push('custom');
+      }
+    }
+    if (blocked && site.accessMethod === 'plugin' && site.runMode === 'block') this.#deny(site.id, srcIp);
+    return ruleIds.length === 0 && !blocked ? NO_WAF_MATCH : { blocked, ruleIds, categories, score };
+  }
+
+  /** go-ftw brackets each test with requests carrying X-CRS-Test and waits for the value in the log. */
+  #marker(facts: RequestFacts, headers: readonly [string, string][]): void {
+    for (const [name, value] of headers) {
+      if (name.toLowerCase() !== 'x-crs-test') continue;
+      const clean = value.replace(/[^\x20-\x7e]|"/g, '_').slice(0, 256);
+      this.#deps.compatibilityLog?.(
+        `ModSecurity: Warning. Matched "Operator \`Rx' with parameter \`^.*$' against variable \`REQUEST_HEADERS:X-CRS-Test' (Value: \`${clean}' ) [id "999999"] [msg "${clean}"] [uri "${facts.uri.replace(/"/g, '%22').slice(0, 1024)}"]`,
+      );
+    }
+  }
+
+  #deny(siteId: string, ip: string): void {
+    const now = this.#deps.clock.now();
+    if (this.#denials.size >= MAX_DENIALS) {
+      for (const [key, until] of this.#denials) if (until <= now) this.#denials.delete(key);
+      if (this.#denials.size >= MAX_DENIALS) this.#denials.delete(this.#denials.keys().next().value as string);
+    }
+    this.#denials.set(`${siteId} ${ip}`, now + WAF_DENIAL_MS);
+  }
+
+  /** A plugin-access client is denied for a minute after a basic rule fired on it. */
+  isDenied(siteId: string, ip: string, now: number): boolean {
+    if (this.#denials.size === 0) return false;
+    const key = `${siteId} ${ip}`;
+    const until = this.#denials.get(key);
+    if (until === undefined) return false;
+    if (until > now) return true;
+    this.#denials.delete(key);
+    return false;
+  }
+}
+
+/** `attack-sqli` -> `sqli`; CRS tags each rule with the attack it detects. */
+function categoryOf(tags: readonly string[]): string | undefined {
+  for (const t of tags) if (t.startsWith('attack-')) return t.slice(7);
+  return undefined;
+}
+
+function normalise(input: CustomRuleInput): Omit<CustomRuleRecord, 'id' | 'createdAt' | 'updatedAt'> {
+  return {
+    name: input.name,
+    remark: input.remark,
+    enabled: input.enabled,
+    location: input.location,
+    conditions: input.conditions.map(
+      (c): CustomRuleCondition => ({ location: c.location, name: PAIR_LOCATIONS.has(c.location) ? c.name || '.*' : '', pattern: c.pattern }),
+    ),
+  };
+}
+
+function view(rule: CustomRuleRecord): CustomRuleView {
+  return { ...rule, attackType: 'custom', direction: 'request' };
+}

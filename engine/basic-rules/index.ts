@@ -1,0 +1,18 @@
+/**
+ * Basic application security rules (spec 2.5): which Core Rule Set runs (auto-detected, a
+ * directory, an uploaded archive; a broken set never replaces a running one), each site's 12 groups
+ * with their protection levels and its custom rules, and the WAF stage of the verdict pipeline with
+ * the one-minute denial of a plugin-access client after a rule fired.
+ */
+export { RuleSetManager } from './rule-set-manager.ts';
+export type { RuleSetStatus, RuleSetProblem, LoadedRuleSet, RuleSetManagerDeps } from './rule-set-manager.ts';
+export {
+  BasicRulesService,
+  PROTECTION_LEVELS,
+  GROUP_IDS,
+  WAF_DENIAL_MS,
+  MAX_CUSTOM_RULES,
+  groupSettingSchema,
+  customRuleInputSchema,
+} from './basic-rules-service.ts';
+export type { BasicRulesServiceDeps, BasicRuleGroupView, GroupRuleView, CustomRuleInput, CustomRuleView } from './basic-rules-service.ts';

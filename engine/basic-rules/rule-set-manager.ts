@@ -1,0 +1,268 @@
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { RampartError, type Clock, type Logger } from '#engine/shared';
+import type { ConfigStore, RuleSetSourceRecord } from '#engine/config-store';
+import { createWaf, type GroupId, type Waf, type WafSettings } from '#engine/waf';
+import {
+  countGroupLevels,
+  detectRuleSetDir,
+  DEBIAN_LOCATION,
+  extractArchive,
+  loadRuleSet,
+  ruleLevels,
+  type GroupLevelCount,
+  type InstalledRuleSet,
+  type LoadOptions,
+  type RuleLevel,
+  type RuleSet,
+} from '#engine/waf/ruleset';
+
+export interface RuleSetProblem {
+  file: string;
+  line: number;
+  message: string;
+}
+
+export interface RuleSetStatus {
+  state: 'loaded' | 'missing';
+  source: 'configured' | 'detected' | 'uploaded' | null;
+  /** Directory of the loaded set. */
+  dir: string | null;
+  /** What the operator set (null: auto-detect, or an uploaded archive). */
+  configuredDir: string | null;
+  version: string | null;
+  /** Scoring rules of the 12 groups, all levels. */
+  ruleCount: number;
+  loadedAt: number | null;
+  /** Rules left out when the set was compiled; the rest runs. */
+  problems: RuleSetProblem[];
+  /** The last load that failed; the previous set kept running. */
+  lastError: { message: string; file: string | null; line: number | null; at: number } | null;
+}
+
+/** A loaded, compiled rule set. WAF instances are compiled per set of disabled groups. */
+export interface LoadedRuleSet {
+  readonly generation: number;
+  readonly ruleSet: RuleSet;
+  readonly levels: readonly RuleLevel[];
+  readonly counts: readonly GroupLevelCount[];
+  /** Rule id -> its level record (12 groups only). */
+  readonly byId: ReadonlyMap<string, RuleLevel>;
+  /** A WAF with these CRS groups (file numbers) switched off. */
+  wafFor(disabled: readonly GroupId[]): Waf;
+}
+
+export interface RuleSetManagerDeps {
+  store: ConfigStore;
+  dataDir: string;
+  clock: Clock;
+  logger: Logger;
+  /** Settings every compiled WAF gets (body limit, compatibility log). */
+  waf: Pick<WafSettings, 'requestBodyLimit' | 'requestBodyLimitAction' | 'compatibilityLog'>;
+  /** Where auto-detection looks; Debian / Ubuntu's location by default. */
+  detect?: () => InstalledRuleSet | null;
+}
+
+const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+class LoadFailure extends Error {
+  constructor(
+    message: string,
+    readonly file: string | null = null,
+    readonly line: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The Core Rule Set the engine runs: auto-detected, an operator's directory or an uploaded release
+ * archive. A new set replaces the running one only once it has loaded and compiled; a broken one is
+ * reported with file and line and the previous set keeps running.
+ */
+export class RuleSetManager {
+  readonly #deps: RuleSetManagerDeps;
+  #current: LoadedRuleSet | null = null;
+  #source: RuleSetStatus['source'] = null;
+  #dir: string | null = null;
+  #loadedAt: number | null = null;
+  #problems: RuleSetProblem[] = [];
+  #lastError: RuleSetStatus['lastError'] = null;
+  #generation = 0;
+  #busy: Promise<unknown> = Promise.resolve();
+
+  constructor(deps: RuleSetManagerDeps) {
+    this.#deps = deps;
+  }
+
+  get current(): LoadedRuleSet | null {
+    return this.#current;
+  }
+
+  /** Loads the configured source at start-up; a failure leaves no rule set and is reported in status. */
+  async start(): Promise<void> {
+    const record = this.#deps.store.data.ruleSet;
+    try {
+      await this.#install(record);
+    } catch (error) {
+      this.#fail(error);
+      this.#deps.logger.warn({ err: error, source: record.source, dir: record.dir }, 'the Core Rule Set could not be loaded');
+    }
+  }
+
+  status(): RuleSetStatus {
+    const record = this.#deps.store.data.ruleSet;
+    const current = this.#current;
+    return {
+      state: current ? 'loaded' : 'missing',
+      source: current ? this.#source : null,
+      dir: current ? this.#dir : null,
+      configuredDir: record.source === 'dir' ? record.dir : null,
+      version: current ? current.ruleSet.version || null : null,
+      ruleCount: current ? current.counts.reduce((n, c) => n + c.enabled[3], 0) : 0,
+      loadedAt: current ? this.#loadedAt : null,
+      problems: current ? this.#problems : [],
+      lastError: this.#lastError,
+    };
+  }
+
+  /** Use a directory (null: auto-detect). Throws VALIDATION_FAILED (field dir) and keeps the running set when it cannot load. */
+  useDir(dir: string | null): Promise<RuleSetStatus> {
+    return this.#serial(async () => {
+      const record: RuleSetSourceRecord = dir === null ? { source: 'auto', dir: null } : { source: 'dir', dir: resolve(dir) };
+      try {
+        await this.#install(record);
+      } catch (error) {
+        throw this.#refuse(error, 'dir');
+      }
+      await this.#deps.store.update((doc) => {
+        doc.ruleSet = record;
+      });
+      return this.status();
+    });
+  }
+
+  /** Installs a CRS release archive (.tar.gz / .tgz / .zip) into the data directory and runs it. */
+  upload(fileName: string, content: Buffer): Promise<RuleSetStatus> {
+    return this.#serial(async () => {
+      if (content.length === 0) throw new RampartError('VALIDATION_FAILED', 'contentBase64: the archive is empty', { field: 'contentBase64' });
+      if (content.length > MAX_UPLOAD_BYTES) {
+        throw new RampartError('PAYLOAD_TOO_LARGE', `contentBase64: the archive must be at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`, {
+          field: 'contentBase64',
+        });
+      }
+      const base = join(this.#deps.dataDir, 'rule-sets');
+      await mkdir(base, { recursive: true, mode: 0o700 });
+      const folder = `upload-${this.#deps.clock.now()}`;
+      const target = join(base, folder);
+      const extracted = await extractArchive(content, fileName, target);
+      if (!extracted.ok) {
+        await rm(target, { recursive: true, force: true });
+        throw this.#refuse(new LoadFailure(extracted.error), 'fileName');
+      }
+      const record: RuleSetSourceRecord = { source: 'uploaded', dir: extracted.value.root };
+      try {
+        await this.#install(record);
+      } catch (error) {
+        await rm(target, { recursive: true, force: true });
+        throw this.#refuse(error, 'fileName');
+      }
+      await this.#deps.store.update((doc) => {
+        doc.ruleSet = record;
+      });
+      // Earlier uploads are no longer needed once the new one runs.
+      for (const name of await readdir(base)) {
+        if (name !== folder) await rm(join(base, name), { recursive: true, force: true });
+      }
+      return this.status();
+    });
+  }
+
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#busy.then(work, work);
+    this.#busy = next.catch(() => undefined);
+    return next;
+  }
+
+  async #install(record: RuleSetSourceRecord): Promise<void> {
+    const found = this.#locate(record);
+    const ruleSet = await loadRuleSet(found.dir, found.options);
+    const first = ruleSet.problems[0];
+    if (first) {
+      const more = ruleSet.problems.length > 1 ? ` (and ${ruleSet.problems.length - 1} more)` : '';
+      throw new LoadFailure(`${first.file}:${first.line}: ${first.message}${more}`, first.file, first.line);
+    }
+    const levels = ruleLevels(ruleSet.directives);
+    if (!levels.some((r) => r.scoring)) {
+      throw new LoadFailure(`${found.dir}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`);
+    }
+    const settings = this.#deps.waf;
+    const cache = new Map<string, Waf>();
+    const wafFor = (disabled: readonly GroupId[]): Waf => {
+      const key = disabled.toSorted().join(',');
+      let waf = cache.get(key);
+      if (!waf) {
+        waf = createWaf(ruleSet, { ...settings, groups: Object.fromEntries(disabled.map((g) => [g, { enabled: false }])) });
+        cache.set(key, waf);
+      }
+      return waf;
+    };
+    // Compile the all-groups instance now: it proves the set compiles and most sites use it.
+    const full = wafFor([]);
+    this.#current = {
+      generation: ++this.#generation,
+      ruleSet,
+      levels,
+      counts: countGroupLevels(levels),
+      byId: new Map(levels.map((r) => [r.id, r])),
+      wafFor,
+    };
+    this.#source = record.source === 'auto' ? 'detected' : record.source === 'dir' ? 'configured' : 'uploaded';
+    this.#dir = found.dir;
+    this.#loadedAt = this.#deps.clock.now();
+    this.#problems = full.problems.map((p) => ({ file: p.file, line: p.line, message: p.message }));
+    this.#lastError = null;
+    this.#deps.logger.info(
+      { dir: found.dir, version: ruleSet.version, rules: full.ruleCount, leftOut: full.problems.length },
+      'Core Rule Set loaded',
+    );
+  }
+
+  #locate(record: RuleSetSourceRecord): InstalledRuleSet {
+    if (record.source === 'auto' || record.dir === null) {
+      const found = (this.#deps.detect ?? (() => detectRuleSetDir()))();
+      if (!found) {
+        throw new LoadFailure(
+          `No Core Rule Set found at ${DEBIAN_LOCATION.dir}: install the modsecurity-crs package, set a rule-set directory or upload a CRS release archive`,
+        );
+      }
+      return found;
+    }
+    if (!existsSync(join(record.dir, 'rules'))) {
+      throw new LoadFailure(`${record.dir}: has no rules/ folder (expected a CRS release: crs-setup.conf.example and rules/*.conf)`);
+    }
+    if (resolve(record.dir) === DEBIAN_LOCATION.dir) {
+      const debian = detectRuleSetDir();
+      if (debian) return debian;
+    }
+    const options: LoadOptions = {};
+    return { dir: record.dir, options };
+  }
+
+  #fail(error: unknown): LoadFailure {
+    const failure = error instanceof LoadFailure ? error : new LoadFailure(error instanceof Error ? error.message : String(error));
+    this.#lastError = { message: failure.message, file: failure.file, line: failure.line, at: this.#deps.clock.now() };
+    return failure;
+  }
+
+  #refuse(error: unknown, field: string): RampartError {
+    if (error instanceof RampartError) return error;
+    const failure = this.#fail(error);
+    const kept = this.#current ? ' The previous rule set keeps running.' : '';
+    return new RampartError('VALIDATION_FAILED', `${field}: the rule set cannot be loaded: ${failure.message}.${kept}`, {
+      field,
+      params: failure.line === null ? {} : { file: failure.file ?? '', line: failure.line },
+    });
+  }
+}
