@@ -24,7 +24,7 @@ import {
   type Waf,
 } from '#engine/waf';
 import { RULE_GROUPS, type RuleGroup } from '#engine/waf/ruleset';
-import type { RuleSetManager } from './rule-set-manager.ts';
+import { RECOMMENDED_IDS, type RuleSetManager } from './rule-set-manager.ts';
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
 
 export const PROTECTION_LEVELS: readonly ProtectionLevel[] = ['loose', 'normal', 'strict', 'very_strict'];
@@ -311,9 +311,9 @@ export class BasicRulesService {
       const outcome = runtime.waf.inspect(wafRequest(facts, srcIp, headers), { levels: runtime.levels });
       const byId = this.#deps.ruleSets.current?.byId;
       for (const m of outcome.matched) {
-        if (!byId?.has(m.id) || ruleIds.includes(m.id)) continue;
+        if (!(byId?.has(m.id) || RECOMMENDED_IDS.has(m.id)) || ruleIds.includes(m.id)) continue;
         ruleIds.push(m.id);
-        const category = categoryOf(m.tags);
+        const category = categoryOf(m.tags) ?? (RECOMMENDED_IDS.has(m.id) ? 'protocol' : undefined);
         if (category && !categories.includes(category)) categories.push(category);
       }
       blocked = outcome.interrupted;

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { RampartError, type Clock, type Logger } from '#engine/shared';
 import type { ConfigStore, RuleSetSourceRecord } from '#engine/config-store';
 import { createWaf, type GroupId, type Waf, type WafSettings } from '#engine/waf';
+import { parseSecLang } from '#engine/waf/seclang';
 import {
   countGroupLevels,
   detectRuleSetDir,
@@ -65,6 +66,20 @@ export interface RuleSetManagerDeps {
 }
 
 const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
+/**
+ * What ModSecurity's recommended configuration adds in front of CRS, so a body that cannot be parsed
+ * (JSON, XML, urlencoded, multipart) or fails multipart's strict checks is refused as there
+ * (rule ids 200002 and 200003, ModSecurity's). Content-type selection of the JSON and XML body
+ * processors (its 200000 and 200001) is built into the WAF.
+ */
+const RECOMMENDED = [
+  'SecRule REQBODY_ERROR "!@eq 0" "id:200002,phase:2,t:none,log,deny,status:400,msg:\'Request body could not be parsed\',logdata:\'%{reqbody_error_msg}\',severity:2"',
+  'SecRule MULTIPART_STRICT_ERROR "!@eq 0" "id:200003,phase:2,t:none,log,deny,status:400,msg:\'Multipart request body failed strict validation\',severity:2"',
+].join('\n');
+export const RECOMMENDED_FILE = '<rampart>/modsecurity-recommended.conf';
+/** Rule ids outside the 12 groups that still count as basic rules in the access log. */
+export const RECOMMENDED_IDS: ReadonlySet<string> = new Set(['200002', '200003']);
 
 class LoadFailure extends Error {
   constructor(
@@ -193,6 +208,8 @@ export class RuleSetManager {
       const more = ruleSet.problems.length > 1 ? ` (and ${ruleSet.problems.length - 1} more)` : '';
       throw new LoadFailure(`${first.file}:${first.line}: ${first.message}${more}`, first.file, first.line);
     }
+    const recommended = parseSecLang(RECOMMENDED, RECOMMENDED_FILE);
+    ruleSet.directives.unshift(...recommended.directives);
     const levels = ruleLevels(ruleSet.directives);
     if (!levels.some((r) => r.scoring)) {
       throw new LoadFailure(`${found.dir}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`);
