@@ -198,13 +198,15 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
       location: 'url',
       conditions: [{ location: 'url', name: '', pattern: '(a)\\1' }],
     });
-    expect(backref.body).toMatchObject({ error: { field: 'conditions.0.pattern', message: expect.stringMatching(/linear time/) } });
+    expect(backref.body).toMatchObject({ error: { field: 'conditions.0.pattern' } });
+    expect(backref.text).toMatch(/linear time/);
     const header = await admin.request('POST', `/sites/${site}/custom-rules`, {
       ...base,
       location: 'header_value',
       conditions: [{ location: 'header_value', name: '.*', pattern: 'x' }],
     });
-    expect(header.body).toMatchObject({ error: { field: 'location', message: expect.stringMatching(/plugin access/) } });
+    expect(header.body).toMatchObject({ error: { field: 'location' } });
+    expect(header.text).toMatch(/plugin access/);
 
     const created = await admin.request<{ id: string; attackType: string; direction: string }>('POST', `/sites/${site}/custom-rules`, {
       ...base,
