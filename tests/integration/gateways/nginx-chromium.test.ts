@@ -44,10 +44,15 @@ async function bundle(siteId: string): Promise<string> {
 }
 
 /** A plain HTTP GET through nginx, optionally from another loopback source address. */
-function get(port: number, path: string, options: { cookie?: string; from?: string } = {}): Promise<{ status: number; body: string }> {
+function get(
+  port: number,
+  path: string,
+  options: { cookie?: string; from?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
+    const headers = { ...(options.cookie ? { cookie: options.cookie } : {}), ...options.headers };
     const req = httpRequest(
-      { host: '127.0.0.1', port, path, localAddress: options.from, headers: options.cookie ? { cookie: options.cookie } : {} },
+      { host: '127.0.0.1', port, path, localAddress: options.from, headers },
       (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
@@ -231,6 +236,54 @@ describe('other run modes through nginx', () => {
   });
 
   it('nginx reported no errors talking to Rampart', async () => {
+    expect(await nginx.errorLog()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+  });
+});
+
+describe('basic application rules (CRS 3.3.4 at loose) through nginx', () => {
+  /** One attack per group, each from its own loopback address (a fired rule denies its client for a minute). */
+  const ATTACKS: { group: string; rule: string; path: string; headers?: Record<string, string> }[] = [
+    { group: '001 Java', rule: '944130', path: '/?foo=java.lang.Runtime.getRuntime().exec(%22id%22)' },
+    { group: '002 file and path', rule: '930100', path: '/download?file=../../../../etc/passwd' },
+    { group: '003 Node.js', rule: '934100', path: '/?x=_%24%24ND_FUNC%24%24_function()%7Brequire(%22child_process%22)%7D' },
+    { group: '004 PHP', rule: '933100', path: "/?x=%3C%3Fphp%20system('id')%3B%20%3F%3E" },
+    { group: '005 remote code execution', rule: '932160', path: '/ping?host=127.0.0.1;cat%20/etc/passwd' },
+    { group: '006 remote file inclusion', rule: '931100', path: '/?url=http://203.0.113.5/evil.txt' },
+    { group: '007 session fixation', rule: '943120', path: '/login?jsessionid=1234567890' },
+    { group: '008 SQL injection', rule: '942100', path: "/item?id=1'%20OR%20'1'='1" },
+    { group: '009 XSS', rule: '941100', path: '/search?q=%3Cscript%3Ealert(1)%3C/script%3E' },
+    { group: '010 protocol attack', rule: '921130', path: '/?lang=en%0d%0aContent-Length:%200%0d%0a%0d%0aHTTP/1.1%20200%20OK' },
+    { group: '011 protocol enforcement', rule: '920270', path: '/?x=a%00b' },
+    { group: '012 scanners', rule: '913100', path: '/', headers: { 'user-agent': 'sqlmap/1.7.2#stable (https://sqlmap.org)' } },
+  ];
+
+  it('blocks an attack of each of the 12 groups with the block page, and the access log names the rule', async () => {
+    const site = await admin.request<{ blockStatus: number; blockContent: string }>('GET', `/sites/${sites.block}`);
+    for (const [i, attack] of ATTACKS.entries()) {
+      const from = `127.0.0.${60 + i}`;
+      const res = await get(ports.block, attack.path, { from, headers: { 'user-agent': DESKTOP_UA, ...attack.headers } });
+      expect(res.status, attack.group).toBe(site.body.blockStatus);
+      expect(res.body, attack.group).not.toContain('hello from upstream');
+      const record = (await accessLog(sites.block)).findLast((r) => r.src_ip === from);
+      expect(record, attack.group).toMatchObject({ guard_status: 'OWASP', action: 'block' });
+      expect(String(record?.waf_triggered_rules).split(','), attack.group).toContain(attack.rule);
+    }
+  });
+
+  it('denies the client for a minute after a rule fired, while others pass on', async () => {
+    const res = await get(ports.block, '/shop', { from: '127.0.0.60', headers: { 'user-agent': DESKTOP_UA } });
+    expect(res.status).not.toBe(200);
+    expect((await accessLog(sites.block)).findLast((r) => r.src_ip === '127.0.0.60')).toMatchObject({ guard_status: 'OWASP', waf_triggered_rules: '' });
+    expect((await get(ports.block, '/shop', { from: '127.0.0.90' })).status).toBe(412); // no token: the reload page
+  });
+
+  it('monitor mode lets an attack through and logs the rule', async () => {
+    const res = await get(ports.monitor, "/item?id=1'%20OR%20'1'='1", { from: '127.0.0.91' });
+    expect(res.status).toBe(200);
+    expect((await accessLog(sites.monitor)).findLast((r) => r.src_ip === '127.0.0.91')).toMatchObject({ guard_status: 'OWASP', action: 'pass' });
+  });
+
+  it('nginx still reported no errors', async () => {
     expect(await nginx.errorLog()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
   });
 });
