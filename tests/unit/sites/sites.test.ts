@@ -119,13 +119,15 @@ describe('sites', () => {
   });
 });
 
-describe('schema migration 1 -> 2', () => {
-  it('adds sites, the global configuration and the signing secret to a version-1 document', async () => {
+describe('schema migrations 1 -> 2 -> 3', () => {
+  it('adds sites, the global configuration, the signing secret and the basic rules to a version-1 document', async () => {
     const v1 = { schemaVersion: 1, installation: { id: 'ent_x', createdAt: 1 }, accounts: [], links: [], licence: null, audit: [] };
     await writeFile(join(dir, CONFIG_FILE_NAME), JSON.stringify(v1));
     const store = await ConfigStore.open(dir, clock);
-    expect(store.data.schemaVersion).toBe(2);
+    expect(store.data.schemaVersion).toBe(3);
     expect(store.data.sites).toEqual([]);
+    expect(store.data.ruleSet).toEqual({ source: 'auto', dir: null });
+    expect(store.data.basicRules).toEqual({});
     expect(store.data.siteGlobal.accessKey).toMatch(/^[\w-]{43}$/);
     expect(store.data.secrets.tokenKey).toMatch(/^[\w-]{43}$/);
     expect(store.data.installation.id).toBe('ent_x');
