@@ -4,7 +4,7 @@ import { defineRoute, type AnyRoute } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import { idParams } from '../schemas.ts';
 
-/** Spec 5.2: administrators and users manage rules; everyone signed in may look. */
+/** Spec 5.2: administrators and users manage rules (and sites, which rules belong to). */
 const MANAGERS = ['administrator', 'user'] as const;
 
 const MAX_ARCHIVE_BYTES = 20 * 1024 * 1024;
@@ -73,7 +73,7 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
       operationId: 'getRuleSet',
       summary: 'The Core Rule Set the basic rules run: source, version, rule count, problems',
       tag: 'rules',
-      access: 'signedIn',
+      access: MANAGERS,
       module: 'basic',
       response: ruleSetStatus,
       handler: () => ruleSets.status(),
@@ -109,7 +109,7 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
       operationId: 'getBasicRules',
       summary: "A site's 12 basic rule groups with their switches, protection levels and enabled rule counts",
       tag: 'rules',
-      access: 'signedIn',
+      access: MANAGERS,
       module: 'basic',
       params: idParams,
       response: z.object({ groups: z.array(groupView) }),
@@ -134,7 +134,7 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
       operationId: 'listBasicRuleGroupRules',
       summary: "A group's rules: id, message, level, and whether the group's level enables it",
       tag: 'rules',
-      access: 'signedIn',
+      access: MANAGERS,
       module: 'basic',
       params: groupParams,
       response: z.object({
@@ -148,7 +148,7 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
       operationId: 'listCustomRules',
       summary: "A site's custom basic rules",
       tag: 'rules',
-      access: 'signedIn',
+      access: MANAGERS,
       module: 'basic',
       params: idParams,
       response: z.object({ items: z.array(customRuleView) }),

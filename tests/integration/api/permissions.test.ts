@@ -50,6 +50,16 @@ const TABLE: Record<string, Access> = {
   updateSiteAntiBot: 'manager',
   updateSiteGlobal: 'manager',
   rotateAccessKey: 'manager',
+  getRuleSet: 'manager',
+  setRuleSetDir: 'manager',
+  uploadRuleSet: 'manager',
+  getBasicRules: 'manager',
+  updateBasicRuleGroup: 'manager',
+  listBasicRuleGroupRules: 'manager',
+  listCustomRules: 'manager',
+  createCustomRule: 'manager',
+  updateCustomRule: 'manager',
+  deleteCustomRule: 'manager',
 };
 
 function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {
