@@ -90,6 +90,14 @@ export interface OperatorDef {
    * compiled per distinct value (cached). Throws an Error with a message on a bad argument.
    */
   compile(argument: string, env: CompileEnv): OperatorFn;
+  /**
+   * Optional: strings of which every input the compiled operator matches contains at least one,
+   * compared ASCII case-insensitively (A-Z as a-z); an empty list when it never matches; undefined
+   * when no such list can be named. The engine scans each distinct operator input once for the
+   * strings of all rules and runs the operator only where one of its own occurs, so the list must
+   * be sound: a wrong one silently loses matches. Called for static arguments only.
+   */
+  required?(argument: string, env: CompileEnv): readonly string[] | undefined;
 }
 
 /** A transformation over a binary string. Must be pure, total, and linear in the input's length. */

@@ -18,6 +18,8 @@ import type {
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { compileMacro } from './macro.ts';
 import { groupOfFile } from './groups.ts';
+import { Prefilter } from './prefilter.ts';
+import { variableName } from './variable-name.ts';
 import type {
   CompiledMarker,
   CompiledRule,
@@ -99,7 +101,7 @@ export function parseTarget(text: string): CompiledVariable & { exclude: boolean
     t = t.slice(1);
   }
   const colon = t.indexOf(':');
-  const name = (colon < 0 ? t : t.slice(0, colon)).toUpperCase();
+  const name = variableName(colon < 0 ? t : t.slice(0, colon));
   let rawKey = colon < 0 ? undefined : t.slice(colon + 1);
   if (rawKey !== undefined && rawKey.length >= 2 && rawKey.startsWith("'") && rawKey.endsWith("'")) {
     rawKey = rawKey.slice(1, -1);
@@ -292,6 +294,10 @@ export function compileRuleSet(input: CompileInput): CompileResult {
       operator: undefined,
       transforms,
       transformKey: '',
+      transformId: 0,
+      prefilter: -1,
+      targetSet: -1,
+      skipTo: undefined,
       multiMatch: false,
       capture: false,
       disruptive: undefined,
@@ -440,7 +446,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     rule.transformKey = transformNames.join(',');
     if (d.kind === 'rule') {
       for (const sel of d.variables) {
-        const cv: CompiledVariable = { name: sel.name.toUpperCase(), key: compileKey(sel.key), count: sel.count };
+        const cv: CompiledVariable = { name: variableName(sel.name), key: compileKey(sel.key), count: sel.count };
         (sel.exclude ? rule.exclusions : rule.variables).push(cv);
       }
       const opName = d.operator.name.toLowerCase();
@@ -465,6 +471,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
         dynamic,
         cache: dynamic ? new Map() : undefined,
         env: e,
+        required: dynamic || !opDef.required ? undefined : opDef.required(d.operator.argument, e),
       };
       if (hasChain) {
         if (!d.chained) throw new CompileError('chain action without a following rule');
@@ -546,7 +553,109 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     });
     return m;
   });
-  return { ruleSet: { phases, markers, byId, config }, problems };
+  // Transformation chain ids, target sets and prefilter bits, over every link of every rule.
+  const trie = new Map<string, number>();
+  const transformParent: number[] = [-1];
+  const transformFn: (Transformation | undefined)[] = [undefined];
+  const targetSets = new Map<string, number>();
+  const required: (readonly string[])[] = [];
+  for (const e of kept) {
+    for (let r: CompiledRule | undefined = e.kind === 'rule' ? e : undefined; r !== undefined; r = r.chain) {
+      const names = r.transformKey === '' ? [] : r.transformKey.split(',');
+      let node = 0;
+      names.forEach((name, k) => {
+        const key = `${node} ${name}`;
+        let next = trie.get(key);
+        if (next === undefined) {
+          next = transformParent.length;
+          trie.set(key, next);
+          transformParent.push(node);
+          transformFn.push(r?.transforms[k]);
+        }
+        node = next;
+      });
+      r.transformId = node;
+      if (!r.unconditional && r.variables.every((v) => FIXED_AFTER_BODY.has(v.name))) {
+        const key = JSON.stringify([r.variables.map(selectorKey), r.exclusions.map(selectorKey)]);
+        let set = targetSets.get(key);
+        if (set === undefined) {
+          set = targetSets.size;
+          targetSets.set(key, set);
+        }
+        r.targetSet = set;
+      }
+      const needles = r.operator?.required;
+      if (needles !== undefined) {
+        r.prefilter = required.length;
+        required.push(needles);
+      }
+    }
+  }
+  const prefilter = new Prefilter(required);
+  phases.forEach((list, phase) => {
+    for (const e of list) {
+      if (e.kind !== 'rule') continue;
+      let last = e;
+      while (last.chain) last = last.chain;
+      const label = e.skipAfter ?? last.skipAfter;
+      if (label === undefined) continue;
+      const at = markers[phase]?.get(label);
+      e.skipTo = at === undefined ? list.length : at + 1;
+    }
+  });
+  return {
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter },
+    problems,
+  };
+}
+
+/**
+ * Variables whose values are fixed once the request body has been processed (the transaction
+ * drops its resolved target sets then, and again when the response arrives).
+ */
+const FIXED_AFTER_BODY: ReadonlySet<string> = new Set([
+  'ARGS',
+  'ARGS_GET',
+  'ARGS_POST',
+  'ARGS_NAMES',
+  'ARGS_GET_NAMES',
+  'ARGS_POST_NAMES',
+  'ARGS_COMBINED_SIZE',
+  'REQUEST_HEADERS',
+  'REQUEST_HEADERS_NAMES',
+  'REQUEST_COOKIES',
+  'REQUEST_COOKIES_NAMES',
+  'FILES',
+  'FILES_NAMES',
+  'FILES_SIZES',
+  'FILES_TMP_CONTENT',
+  'FILES_TMPNAMES',
+  'FILES_COMBINED_SIZE',
+  'MULTIPART_PART_HEADERS',
+  'MULTIPART_FILENAME',
+  'MULTIPART_NAME',
+  'XML',
+  'REQUEST_METHOD',
+  'REQUEST_PROTOCOL',
+  'REQUEST_URI',
+  'REQUEST_URI_RAW',
+  'REQUEST_LINE',
+  'REQUEST_FILENAME',
+  'REQUEST_BASENAME',
+  'QUERY_STRING',
+  'REQUEST_BODY',
+  'REQUEST_BODY_LENGTH',
+  'REMOTE_ADDR',
+  'REMOTE_HOST',
+  'REMOTE_PORT',
+  'SERVER_ADDR',
+  'SERVER_PORT',
+  'SERVER_NAME',
+  'AUTH_TYPE',
+]);
+
+function selectorKey(v: CompiledVariable): unknown[] {
+  return [v.name, v.count, v.key?.kind, v.key === undefined ? '' : v.key.kind === 'literal' ? v.key.value : v.key.source];
 }
 
 /** ModSecurity treats ruleRemoveByTag's argument as a regex over each tag. */

@@ -3,6 +3,7 @@
  * Split once at compile time; expanded by the transaction.
  */
 import type { Macro, MacroPart } from './rule.ts';
+import { variableName } from './variable-name.ts';
 
 const MACRO = /%\{([^}]+)\}/g;
 
@@ -17,8 +18,8 @@ export function compileMacro(source: string): Macro {
     const dot = body.search(/[.:]/);
     parts.push(
       dot < 0
-        ? { collection: body.toUpperCase(), key: undefined }
-        : { collection: body.slice(0, dot).toUpperCase(), key: body.slice(dot + 1) },
+        ? { collection: variableName(body), key: undefined }
+        : { collection: variableName(body.slice(0, dot)), key: body.slice(dot + 1) },
     );
     last = at + m[0].length;
   }

@@ -2,6 +2,7 @@
  * The executable form of a rule set: what compile.ts produces and transaction.ts runs.
  */
 import type { OperatorFn, OperatorDef, Transformation, CompileEnv } from '../types.ts';
+import type { Prefilter } from './prefilter.ts';
 
 /** A string with %{...} macros, split once at compile time. */
 export type MacroPart = string | { collection: string; key: string | undefined };
@@ -33,6 +34,8 @@ export interface CompiledOperator {
   dynamic: Macro | undefined;
   cache: Map<string, OperatorFn> | undefined;
   env: CompileEnv;
+  /** OperatorDef.required for the static argument, when the operator names one. */
+  required: readonly string[] | undefined;
 }
 
 export interface SetVarAction {
@@ -76,6 +79,21 @@ export interface CompiledRule {
   transforms: Transformation[];
   /** Identifies the transformation chain for the per-transaction cache. */
   transformKey: string;
+  /**
+   * The chain's node in the rule set's transformation trie (0: no transformation): chains that
+   * start alike share their prefix, so a value is put through each distinct prefix once.
+   */
+  transformId: number;
+  /** This rule's bit in the prefilter (see prefilter.ts), or -1 when its operator has none. */
+  prefilter: number;
+  /**
+   * Rules with the same variables and exclusions share an id when all their variables are fixed
+   * once the request body is read (ARGS, REQUEST_HEADERS, REQUEST_URI, ...; not TX): the
+   * transaction resolves their targets once per id. -1: resolved per evaluation.
+   */
+  targetSet: number;
+  /** For the first link of a rule with skipAfter: where its phase continues (index in the list). */
+  skipTo: number | undefined;
   multiMatch: boolean;
   capture: boolean;
   disruptive: Disruptive | undefined;
@@ -128,4 +146,10 @@ export interface CompiledRuleSet {
   markers: Map<string, number>[];
   byId: Map<string, CompiledRule>;
   config: EngineConfig;
+  /** The transformation trie: per node, its parent (-1 at the root) and its last transformation. */
+  transformParent: readonly number[];
+  transformFn: readonly (Transformation | undefined)[];
+  /** Number of distinct target sets (CompiledRule.targetSet < this). */
+  targetSets: number;
+  prefilter: Prefilter;
 }

@@ -4,7 +4,7 @@
  * tried; each match runs the rule's non-disruptive actions (setvar, ctl, capture); a chain needs
  * every link to match and logs with the last link's MATCHED_VAR; skipAfter jumps within the phase.
  */
-import type { MatchedRule, MatchState, OperatorFn, WafOutcome, WafRequest, WafResponse } from '../types.ts';
+import type { MatchedRule, MatchState, OperatorFn, Transformation, WafOutcome, WafRequest, WafResponse } from '../types.ts';
 import { parseUrlencoded } from './body/urlencoded.ts';
 import { parseMultipart, strictError, emptyFlags, type MultipartFile, type MultipartFlags } from './body/multipart.ts';
 import { parseJson } from './body/json.ts';
@@ -12,7 +12,8 @@ import { parseXml, type XmlResult } from './body/xml.ts';
 import { inRanges, tagMatches } from './compile.ts';
 import { PARANOIA_KEYS } from './groups.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
-import type { CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, Macro, SetVarAction } from './rule.ts';
+import type { CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, Macro, SetVarAction } from './rule.ts';
+import { Prefilter } from './prefilter.ts';
 import { formatLogLine } from './compat-log.ts';
 
 export interface TransactionOptions {
@@ -27,9 +28,37 @@ export interface TransactionOptions {
   now: Date;
 }
 
-interface Target {
-  name: string;
+/** A rule's targets: collection name, key (undefined: none) and value of each. */
+class TargetList {
+  count = 0;
+  readonly collections: string[] = [];
+  readonly keys: (string | undefined)[] = [];
+  readonly values: ValueRecord[] = [];
+
+  push(name: string, key: string | undefined, value: ValueRecord): void {
+    const at = this.count++;
+    this.collections[at] = name;
+    this.keys[at] = key;
+    this.values[at] = value;
+  }
+
+  name(t: number): string {
+    const name = this.collections[t] as string;
+    const key = this.keys[t];
+    return key === undefined ? name : `${name}:${key}`;
+  }
+}
+
+interface Operand {
   value: string;
+  /** The prefilter's bits for `value`, once asked. */
+  bits: Uint32Array | null | undefined;
+}
+
+/** One distinct value of the transaction and what the transformation trie made of it so far. */
+interface ValueRecord {
+  /** Index: trie node (CompiledRule.transformId); [0] is the value itself. */
+  readonly operands: (Operand | undefined)[];
 }
 
 interface RemovedTarget {
@@ -65,6 +94,11 @@ function toInt(s: string | undefined): number {
 
 const NO_ENTRIES: Entry[] = [];
 
+/** Captures 0 to 9 unset (cheaper than truncating the array). */
+function clearCaptures(captures: (string | undefined)[]): void {
+  for (let i = 0; i < 10; i++) captures[i] = undefined;
+}
+
 export class Transaction {
   private readonly rs: CompiledRuleSet;
   private readonly opts: TransactionOptions;
@@ -75,7 +109,18 @@ export class Transaction {
 
   private readonly tx = new Map<string, Entry>();
   private readonly persistent = new Map<string, Map<string, Entry>>();
-  private readonly transformCache = new Map<string, Map<string, string>>();
+  /** Per distinct value: its operands (see operandAt). */
+  private readonly records = new Map<string, ValueRecord>();
+  /** Operator input -> the prefilter's bits. */
+  private readonly scanned = new Map<string, Uint32Array | null>();
+  /** Targets of rules without a target set, refilled per evaluation. */
+  private readonly scratch = new TargetList();
+  /** Per CompiledRule.targetSet, resolved once (until the request body or the response changes them). */
+  private resolvedSets: (TargetList | undefined)[] = [];
+  /** Per transaction: lower-cased keys of the stable collections, and their *_NAMES forms. */
+  private readonly lowerKeys = new Map<readonly Entry[], string[]>();
+  private readonly namesOf = new Map<readonly Entry[], Entry[]>();
+  private readonly stableNames = new Set<readonly Entry[]>();
   private readonly state: MatchState = { capture: false, captures: [] };
 
   // Request body results.
@@ -158,6 +203,7 @@ export class Transaction {
   /** Phases 3 and 4 over the upstream response. */
   processResponse(res: WafResponse): WafOutcome {
     this.res = res;
+    this.resolvedSets = [];
     this.runPhase(3);
     this.runPhase(4);
     return this.outcome();
@@ -187,7 +233,6 @@ export class Transaction {
     if (phase < 5 && (this.interrupted || this.allowAll)) return;
     if (phase <= 2 && this.allowRequest) return;
     const list = this.rs.phases[phase] ?? [];
-    const markers = this.rs.markers[phase];
     let i = 0;
     while (i < list.length) {
       const e = list[i];
@@ -200,7 +245,7 @@ export class Transaction {
         continue;
       }
       this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
-      this.matchedVars = [];
+      if (this.matchedVars.length > 0) this.matchedVars = [];
       const ok = this.evaluate(e);
       this.paranoiaOverride = undefined;
       if (!ok) {
@@ -214,13 +259,11 @@ export class Transaction {
         this.allowPhase = false;
         return;
       }
-      const last = this.lastLink(e);
-      const skipAfter = e.skipAfter ?? last.skipAfter;
-      if (skipAfter !== undefined) {
-        const at = markers?.get(skipAfter);
-        i = at === undefined ? list.length : at + 1;
+      if (e.skipTo !== undefined) {
+        i = e.skipTo;
         continue;
       }
+      const last = this.lastLink(e);
       let skip = e.skip || last.skip;
       i++;
       while (skip > 0 && i < list.length) {
@@ -258,30 +301,46 @@ export class Transaction {
       this.onMatch(rule);
       any = true;
     } else {
-      const targets = this.resolveTargets(rule);
       const op = rule.operator;
       if (op === undefined) return false;
-      this.matchedVars = [];
-      for (const t of targets) {
+      const removed = this.removedTargets.length > 0 ? this.removedFor(rule) : undefined;
+      let targets: TargetList;
+      if (rule.targetSet >= 0 && removed === undefined) {
+        targets = this.resolvedSets[rule.targetSet] ?? this.resolveSet(rule);
+      } else {
+        // Stays valid through the loop: actions run by recordMatch never resolve targets.
+        targets = this.scratch;
+        targets.count = 0;
+        this.resolveTargets(rule, removed, targets);
+      }
+      if (this.matchedVars.length > 0) this.matchedVars = [];
+      const values = targets.values;
+      const count = targets.count;
+      const node = rule.transformId;
+      for (let t = 0; t < count; t++) {
+        const record = values[t] as ValueRecord;
+        const raw = (record.operands[0] as Operand).value;
         if (rule.multiMatch) {
-          let v = t.value;
-          let matched = this.runOperator(rule, v);
+          let v = raw;
+          let matched = this.runOperator(rule, v, rule.prefilter < 0 ? null : this.candidates(v));
           for (const fn of rule.transforms) {
             if (matched) break;
             const nv = fn(v);
             if (nv === v) continue;
             v = nv;
-            matched = this.runOperator(rule, v);
+            matched = this.runOperator(rule, v, rule.prefilter < 0 ? null : this.candidates(v));
           }
           if (matched) {
             any = true;
-            this.recordMatch(rule, t.name, v);
+            this.recordMatch(rule, targets.name(t), v);
           }
         } else {
-          const v = this.transform(rule, t.value);
-          if (this.runOperator(rule, v)) {
+          const o = record.operands[node] ?? this.operandAt(node, record);
+          let bits: Uint32Array | null = null;
+          if (rule.prefilter >= 0) bits = o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
+          if (this.runOperator(rule, o.value, bits)) {
             any = true;
-            this.recordMatch(rule, t.name, v);
+            this.recordMatch(rule, targets.name(t), o.value);
           }
         }
       }
@@ -310,9 +369,18 @@ export class Transaction {
     for (const c of rule.ctls) this.ctl(c);
   }
 
-  private runOperator(rule: CompiledRule, input: string): boolean {
+  /** `bits`: the prefilter's answer for `input` when the rule has a prefilter bit. */
+  private runOperator(rule: CompiledRule, input: string, bits: Uint32Array | null): boolean {
     const op = rule.operator;
     if (op === undefined) return false;
+    const st = this.state;
+    if (rule.prefilter >= 0 && !Prefilter.has(bits, rule.prefilter)) {
+      // None of the strings every match contains occurs: the operator cannot match.
+      if (op.negated && rule.capture) clearCaptures(st.captures);
+      return op.negated;
+    }
+    // Operators write captures only when asked to; recordMatch reads them only then.
+    if (rule.capture) clearCaptures(st.captures);
     let fn: OperatorFn | undefined = op.fn;
     if (fn === undefined && op.dynamic !== undefined && op.cache !== undefined) {
       const arg = this.expand(op.dynamic);
@@ -327,26 +395,42 @@ export class Transaction {
       }
     }
     if (fn === undefined) return false;
-    const st = this.state;
     st.capture = rule.capture;
-    st.captures.length = 0;
     const r = fn(input, st);
     return op.negated ? !r : r;
   }
 
-  private transform(rule: CompiledRule, value: string): string {
-    if (rule.transforms.length === 0) return value;
-    let cache = this.transformCache.get(rule.transformKey);
-    if (cache === undefined) {
-      cache = new Map();
-      this.transformCache.set(rule.transformKey, cache);
+  /**
+   * A value after the transformations of one trie node, kept on the value's record. A
+   * transformation that changes nothing yields its input's operand, so the prefilter's answer is
+   * shared by every chain the value passes through unchanged.
+   */
+  private operandAt(node: number, record: ValueRecord): Operand {
+    const input = record.operands[this.rs.transformParent[node] as number] ?? this.operandAt(this.rs.transformParent[node] as number, record);
+    const out = (this.rs.transformFn[node] as Transformation)(input.value);
+    const o = out === input.value ? input : { value: out, bits: undefined };
+    record.operands[node] = o;
+    return o;
+  }
+
+  /** The record of a value: one per distinct string per transaction. */
+  private record(value: string): ValueRecord {
+    let r = this.records.get(value);
+    if (r === undefined) {
+      r = { operands: [{ value, bits: undefined }] };
+      this.records.set(value, r);
     }
-    const hit = cache.get(value);
-    if (hit !== undefined) return hit;
-    let v = value;
-    for (const fn of rule.transforms) v = fn(v);
-    cache.set(value, v);
-    return v;
+    return r;
+  }
+
+  /** The prefilter's answer for one operator input, once per distinct input. */
+  private candidates(input: string): Uint32Array | null {
+    let bits = this.scanned.get(input);
+    if (bits === undefined) {
+      bits = this.rs.prefilter.scan(input);
+      this.scanned.set(input, bits);
+    }
+    return bits;
   }
 
   private onFullMatch(rule: CompiledRule): void {
@@ -487,10 +571,7 @@ export class Transaction {
         out += this.ruleField(p.key ?? '');
         continue;
       }
-      const key = p.key === undefined ? undefined : { kind: 'literal' as const, value: p.key, lower: p.key.toLowerCase() };
-      const values: Target[] = [];
-      this.collect({ name: p.collection, key, count: false }, [], undefined, values);
-      out += values[0]?.value ?? '';
+      out += this.firstValue(p.collection, p.key) ?? '';
     }
     return out;
   }
@@ -523,62 +604,123 @@ export class Transaction {
   // Variables
   // -------------------------------------------------------------------------------------------
 
-  private resolveTargets(rule: CompiledRule): Target[] {
-    const out: Target[] = [];
+  /** Targets removed from this rule by ctl:ruleRemoveTargetBy* in this transaction. */
+  private removedFor(rule: CompiledRule): CompiledVariable[] | undefined {
     let removed: CompiledVariable[] | undefined;
-    if (this.removedTargets.length > 0) {
-      const top = rule.id !== '' ? (this.rs.byId.get(rule.id) ?? rule) : rule;
-      for (const rt of this.removedTargets) {
-        const hit =
-          rt.byId !== undefined
-            ? inRanges(top.idNum, rt.byId)
-            : rt.byTag !== undefined
-              ? top.tags.some((t) => tagMatches(rt.byTag ?? '', t))
-              : top.msg !== undefined && top.msg.source === rt.byMsg;
-        if (hit) (removed ??= []).push(rt.target);
-      }
+    const top = rule.id !== '' ? (this.rs.byId.get(rule.id) ?? rule) : rule;
+    for (const rt of this.removedTargets) {
+      const hit =
+        rt.byId !== undefined
+          ? inRanges(top.idNum, rt.byId)
+          : rt.byTag !== undefined
+            ? top.tags.some((t) => tagMatches(rt.byTag ?? '', t))
+            : top.msg !== undefined && top.msg.source === rt.byMsg;
+      if (hit) (removed ??= []).push(rt.target);
     }
-    for (const v of rule.variables) this.collect(v, rule.exclusions, removed, out);
-    return out;
+    return removed;
   }
 
-  private static excluded(name: string, key: string, lists: (readonly CompiledVariable[] | undefined)[]): boolean {
-    for (const list of lists) {
-      if (list === undefined) continue;
-      for (const ex of list) {
-        if (ex.name !== name) continue;
-        if (ex.key === undefined) return true;
-        if (ex.key.kind === 'literal' ? ex.key.lower === key.toLowerCase() : ex.key.re.test(key)) return true;
-      }
+  private resolveTargets(rule: CompiledRule, removed: CompiledVariable[] | undefined, out: TargetList): void {
+    for (const v of rule.variables) this.collect(v, rule.exclusions, removed, out);
+  }
+
+  private resolveSet(rule: CompiledRule): TargetList {
+    const list = new TargetList();
+    this.resolveTargets(rule, undefined, list);
+    this.resolvedSets[rule.targetSet] = list;
+    return list;
+  }
+
+  private static excluded(name: string, lowerKey: string, key: string, list: readonly CompiledVariable[] | undefined): boolean {
+    if (list === undefined) return false;
+    for (const ex of list) {
+      if (ex.name !== name) continue;
+      if (ex.key === undefined) return true;
+      if (ex.key.kind === 'literal' ? ex.key.lower === lowerKey : ex.key.re.test(key)) return true;
     }
     return false;
   }
 
   /** Appends the values one selector yields (or its count with `&`). */
-  private collect(v: CompiledVariable, exclusions: readonly CompiledVariable[], removed: CompiledVariable[] | undefined, out: Target[]): void {
+  private collect(v: CompiledVariable, exclusions: readonly CompiledVariable[], removed: CompiledVariable[] | undefined, out: TargetList): void {
     const name = v.name;
-    const entries = this.collection(name, v.key);
-    if (entries === undefined) {
-      // A scalar variable.
-      if (removed !== undefined && Transaction.excluded(name, '', [removed])) return;
-      const value = this.scalar(name);
-      if (v.count) out.push({ name, value: value === undefined ? '0' : '1' });
-      else if (value !== undefined) out.push({ name, value });
+    const key = v.key;
+    if (name === 'TX' && key?.kind === 'literal' && exclusions.length === 0 && removed === undefined) {
+      // The common `TX:name` needs no scan: the key is the map's.
+      const value = this.txValue(key);
+      if (v.count) out.push(name, undefined, this.record(value === undefined ? '0' : '1'));
+      else if (value !== undefined) out.push(name, this.txKey(key), this.record(value));
       return;
     }
-    const exLists = [exclusions.length > 0 ? exclusions : undefined, removed];
-    const checkEx = exclusions.length > 0 || removed !== undefined;
-    let count = 0;
-    const key = v.key;
-    for (const [k, val] of entries) {
-      if (key !== undefined) {
-        if (key.kind === 'literal' ? k.toLowerCase() !== key.lower : !key.re.test(k)) continue;
-      }
-      if (checkEx && Transaction.excluded(name, k, exLists)) continue;
-      if (v.count) count++;
-      else out.push({ name: `${name}:${k}`, value: val });
+    const entries = this.collection(name, key);
+    if (entries === undefined) {
+      // A scalar variable.
+      if (removed !== undefined && Transaction.excluded(name, '', '', removed)) return;
+      const value = this.scalar(name);
+      if (v.count) out.push(name, undefined, this.record(value === undefined ? '0' : '1'));
+      else if (value !== undefined) out.push(name, undefined, this.record(value));
+      return;
     }
-    if (v.count) out.push({ name, value: String(count) });
+    const checkEx = exclusions.length > 0 || removed !== undefined;
+    const lowers = (key !== undefined && key.kind === 'literal') || checkEx ? this.lowered(entries) : undefined;
+    let count = 0;
+    for (let j = 0; j < entries.length; j++) {
+      const e = entries[j] as Entry;
+      const k = e[0];
+      if (key !== undefined) {
+        if (key.kind === 'literal' ? (lowers as string[])[j] !== key.lower : !key.re.test(k)) continue;
+      }
+      if (checkEx) {
+        const lk = (lowers as string[])[j] as string;
+        if (Transaction.excluded(name, lk, k, exclusions) || Transaction.excluded(name, lk, k, removed)) continue;
+      }
+      if (v.count) count++;
+      else out.push(name, k, this.record(e[1]));
+    }
+    if (v.count) out.push(name, undefined, this.record(String(count)));
+  }
+
+  /** Lower-cased keys, kept for the collections that do not change within the transaction. */
+  private lowered(entries: readonly Entry[]): string[] {
+    let lowers = this.lowerKeys.get(entries);
+    if (lowers === undefined) {
+      lowers = entries.map((e) => e[0].toLowerCase());
+      if (this.stable(entries)) this.lowerKeys.set(entries, lowers);
+    }
+    return lowers;
+  }
+
+  /** Collections that never change once built (unlike TX, MATCHED_VARS, or lists made per call). */
+  private stable(entries: readonly Entry[]): boolean {
+    return (
+      entries === this.argsCache ||
+      entries === this.line.argsGet ||
+      entries === this.argsPost ||
+      entries === this.req.headers ||
+      entries === this.line.cookies ||
+      entries === this.res?.headers ||
+      this.stableNames.has(entries)
+    );
+  }
+
+  /** The first value a macro's variable yields (`%{tx.score}`, `%{REQUEST_HEADERS.host}`), or undefined. */
+  private firstValue(collection: string, key: string | undefined): string | undefined {
+    const lower = key?.toLowerCase();
+    if (collection === 'TX' && key !== undefined) return this.txValue({ kind: 'literal', value: key, lower: lower as string });
+    const entries = this.collection(collection, key === undefined ? undefined : { kind: 'literal', value: key, lower: lower as string });
+    if (entries === undefined) return this.scalar(collection);
+    for (const e of entries) if (lower === undefined || e[0].toLowerCase() === lower) return e[1];
+    return undefined;
+  }
+
+  private txValue(key: KeySelector & { kind: 'literal' }): string | undefined {
+    if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) return String(this.paranoiaOverride);
+    return this.tx.get(key.lower)?.[1];
+  }
+
+  private txKey(key: KeySelector & { kind: 'literal' }): string {
+    if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) return key.value;
+    return this.tx.get(key.lower)?.[0] ?? key.value;
   }
 
   private header(lowerName: string): string | undefined {
@@ -590,8 +732,17 @@ export class Transaction {
     return (this.argsCache ??= this.line.argsGet.concat(this.argsPost));
   }
 
-  private static names(entries: readonly Entry[]): Entry[] {
-    return entries.map(([k]) => [k, k]);
+  /** A collection's names as a collection (ARGS_NAMES), kept per transaction for stable ones. */
+  private names(entries: readonly Entry[]): Entry[] {
+    let names = this.namesOf.get(entries);
+    if (names === undefined) {
+      names = entries.map(([k]) => [k, k]);
+      if (entries !== this.matchedVars) {
+        this.namesOf.set(entries, names);
+        this.stableNames.add(names);
+      }
+    }
+    return names;
   }
 
   /** Keyed collections; undefined for scalar variables. */
@@ -604,19 +755,19 @@ export class Transaction {
       case 'ARGS_POST':
         return this.argsPost;
       case 'ARGS_NAMES':
-        return Transaction.names(this.args());
+        return this.names(this.args());
       case 'ARGS_GET_NAMES':
-        return Transaction.names(this.line.argsGet);
+        return this.names(this.line.argsGet);
       case 'ARGS_POST_NAMES':
-        return Transaction.names(this.argsPost);
+        return this.names(this.argsPost);
       case 'REQUEST_HEADERS':
         return this.req.headers as readonly Entry[];
       case 'REQUEST_HEADERS_NAMES':
-        return Transaction.names(this.req.headers as readonly Entry[]);
+        return this.names(this.req.headers as readonly Entry[]);
       case 'REQUEST_COOKIES':
         return this.line.cookies;
       case 'REQUEST_COOKIES_NAMES':
-        return Transaction.names(this.line.cookies);
+        return this.names(this.line.cookies);
       case 'FILES':
         return this.files.map((f) => [f.name, f.filename]);
       case 'FILES_NAMES':
@@ -659,7 +810,7 @@ export class Transaction {
       case 'MATCHED_VARS':
         return this.matchedVars;
       case 'MATCHED_VARS_NAMES':
-        return Transaction.names(this.matchedVars);
+        return this.names(this.matchedVars);
       case 'XML': {
         if (this.xml === undefined || this.xml.error !== undefined) return NO_ENTRIES;
         const path = key?.kind === 'literal' ? key.value : '/*';
@@ -670,7 +821,7 @@ export class Transaction {
       case 'RESPONSE_HEADERS':
         return (this.res?.headers ?? NO_ENTRIES) as readonly Entry[];
       case 'RESPONSE_HEADERS_NAMES':
-        return Transaction.names((this.res?.headers ?? NO_ENTRIES) as readonly Entry[]);
+        return this.names((this.res?.headers ?? NO_ENTRIES) as readonly Entry[]);
       default:
         return undefined;
     }
@@ -927,6 +1078,7 @@ export class Transaction {
         break;
     }
     this.argsCache = undefined;
+    this.resolvedSets = [];
   }
 
   private bodyError(msg: string): void {

@@ -12,6 +12,10 @@ export class PhraseMatcher {
   private readonly fail: Int32Array;
   /** Index of a phrase ending at this state or at one of its fail ancestors, else -1. */
   private readonly output: Int32Array;
+  /** Index of the phrase ending exactly at this state, else -1. */
+  private readonly own: Int32Array;
+  /** The nearest fail ancestor with a phrase of its own, else -1: all phrases found at a state. */
+  private readonly dict: Int32Array;
 
   constructor(readonly phrases: readonly string[]) {
     const children: Map<number, number>[] = [new Map<number, number>()];
@@ -53,6 +57,8 @@ export class PhraseMatcher {
     for (const [k, t] of children[0] as Map<number, number>) this.rootNext[k] = t;
     this.fail = new Int32Array(n);
     this.output = new Int32Array(n).fill(-1);
+    this.own = Int32Array.from(terminal);
+    this.dict = new Int32Array(n).fill(-1);
     // Breadth-first: fail links and inherited outputs.
     const queue: number[] = [];
     for (const t of (children[0] as Map<number, number>).values()) {
@@ -63,6 +69,8 @@ export class PhraseMatcher {
       const s = queue[q] as number;
       const own = terminal[s] as number;
       this.output[s] = own >= 0 ? own : (this.output[this.fail[s] as number] as number);
+      const f = this.fail[s] as number;
+      this.dict[s] = (terminal[f] as number) >= 0 ? f : (this.dict[f] as number);
       for (const [c, t] of children[s] as Map<number, number>) {
         let f = this.fail[s] as number;
         let g = this.step(f, c);
@@ -87,6 +95,32 @@ export class PhraseMatcher {
       if (key > c) break;
     }
     return -1;
+  }
+
+  /**
+   * Calls `found` with the index of every phrase occurring in `input`, once per occurrence (of
+   * identical phrases, the first index).
+   */
+  forEach(input: string, found: (index: number) => void): void {
+    let s = 0;
+    for (let k = 0; k < input.length; k++) {
+      const code = input.charCodeAt(k);
+      if (code > 0xff) {
+        s = 0;
+        continue;
+      }
+      const c = lower(code);
+      let next = this.step(s, c);
+      while (next < 0) {
+        s = this.fail[s] as number;
+        next = this.step(s, c);
+      }
+      s = next;
+      if ((this.output[s] as number) < 0) continue;
+      for (let t = (this.own[s] as number) >= 0 ? s : (this.dict[s] as number); t >= 0; t = this.dict[t] as number) {
+        found(this.own[t] as number);
+      }
+    }
   }
 
   /** Index of the first phrase found in `input` (by end position), or -1. */

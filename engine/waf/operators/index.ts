@@ -64,4 +64,6 @@ const ALL: readonly OperatorDef[] = [
   within,
 ];
 
+export { PhraseMatcher } from './aho-corasick.ts';
+
 export const OPERATORS: ReadonlyMap<string, OperatorDef> = new Map(ALL.map((op) => [op.name.toLowerCase(), op]));

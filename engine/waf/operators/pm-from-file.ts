@@ -1,4 +1,4 @@
-import type { OperatorDef } from '../types.ts';
+import type { CompileEnv, OperatorDef } from '../types.ts';
 import { phraseOperator } from './pm.ts';
 import { NO_POSITION, dataFileEntries } from './phrase-list.ts';
 
@@ -14,17 +14,22 @@ import { NO_POSITION, dataFileEntries } from './phrase-list.ts';
 export const pmFromFile: OperatorDef = {
   name: 'pmFromFile',
   compile(argument, env) {
-    const phrases: string[] = [];
-    for (const name of argument
-      .trim()
-      .split(/\s+/)
-      .filter((n) => n !== '')) {
-      if (/^https?:\/\//i.test(name)) throw new Error(`@pmFromFile: remote data files are not supported (${name})`);
-      phrases.push(...dataFileEntries(env.readDataFile(name, NO_POSITION)));
-    }
-    return phraseOperator(phrases);
+    return phraseOperator(phrasesOf(argument, env));
   },
+  required: (argument, env) => phrasesOf(argument, env),
 };
+
+function phrasesOf(argument: string, env: CompileEnv): string[] {
+  const phrases: string[] = [];
+  for (const name of argument
+    .trim()
+    .split(/\s+/)
+    .filter((n) => n !== '')) {
+    if (/^https?:\/\//i.test(name)) throw new Error(`@pmFromFile: remote data files are not supported (${name})`);
+    phrases.push(...dataFileEntries(env.readDataFile(name, NO_POSITION)));
+  }
+  return phrases;
+}
 
 /** pmf: the short name of @pmFromFile. */
 export const pmf: OperatorDef = { ...pmFromFile, name: 'pmf' };

@@ -16,6 +16,8 @@ export const pm: OperatorDef = {
   compile(argument) {
     return phraseOperator(parsePhraseList(argument));
   },
+  // The phrases themselves: the engine's scan finds them as the matcher below would.
+  required: (argument) => parsePhraseList(argument),
 };
 
 export function phraseOperator(phrases: readonly string[]): ReturnType<OperatorDef['compile']> {

@@ -29,4 +29,7 @@ export const rx: OperatorDef = {
       return true;
     };
   },
+  required(argument) {
+    return translatePcre(argument === '' ? '.*' : argument, { dotall: true, dollarEndOnly: true }).required;
+  },
 };

@@ -17,6 +17,7 @@ import {
   rangeSet,
   setOf,
 } from './byte-set.ts';
+import { requiredLiterals } from './required-literals.ts';
 
 /** PCRE compile options (the `PCRE_*` flags a host passes, not inline ones). */
 export interface PcreOptions {
@@ -43,6 +44,11 @@ export interface TranslatedRegex {
    * groups.
    */
   groups: readonly number[];
+  /**
+   * Strings of which every match contains at least one, ASCII letters lower-cased (see
+   * required-literals.ts); undefined when no such list can be named (or the `i` flag is used).
+   */
+  required: readonly string[] | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -57,26 +63,26 @@ interface Flags {
   U: boolean;
 }
 
-type GroupKind = 'capture' | 'group' | 'ahead' | 'notAhead' | 'behind' | 'notBehind' | 'atomic';
+export type GroupKind = 'capture' | 'group' | 'ahead' | 'notAhead' | 'behind' | 'notBehind' | 'atomic';
 
 /** A single byte position: literal, class, escape or dot. `set` is final (negation applied). */
-interface SetNode {
+export interface SetNode {
   t: 'set';
   set: ByteSet;
   caseless: boolean;
 }
-interface AltNode {
+export interface AltNode {
   t: 'alt';
   alts: Node[][];
 }
-interface GroupNode {
+export interface GroupNode {
   t: 'group';
   kind: GroupKind;
   body: AltNode;
   /** PCRE group number for captures. */
   index: number;
 }
-interface QuantNode {
+export interface QuantNode {
   t: 'quant';
   body: Node;
   min: number;
@@ -85,19 +91,19 @@ interface QuantNode {
   possessive: boolean;
 }
 /** A zero-width assertion, already in JavaScript syntax. */
-interface AssertNode {
+export interface AssertNode {
   t: 'assert';
   src: string;
   /** True when it can only hold at the end of the subject (`\z`, `$` with DOLLAR_ENDONLY). */
   endOnly: boolean;
 }
-interface BackrefNode {
+export interface BackrefNode {
   t: 'backref';
   index: number;
   name?: string;
   caseless: boolean;
 }
-type Node = SetNode | AltNode | GroupNode | QuantNode | AssertNode | BackrefNode;
+export type Node = SetNode | AltNode | GroupNode | QuantNode | AssertNode | BackrefNode;
 
 // ---------------------------------------------------------------------------------------------
 // Parser: PCRE (8-bit, non-UTF, as ModSecurity compiles it) to the AST
@@ -921,7 +927,7 @@ export function translatePcre(pattern: string, options: PcreOptions = {}): Trans
     const ctx2: EmitContext = { useI, useS, nextGroup: 1, groupMap: finalMap, inBehind: false };
     const source = new Emitter(ctx2).alt(root);
     const flags = (useI ? 'i' : '') + (useS ? 's' : '');
-    return { source, flags, groups: finalMap };
+    return { source, flags, groups: finalMap, required: useI ? undefined : requiredLiterals(root) };
   } catch (e) {
     if (e instanceof PcreSyntaxError) {
       throw new Error(

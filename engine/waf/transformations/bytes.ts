@@ -36,5 +36,7 @@ function looseDigit(c: number): number {
 
 /** Binary string from the first `length` bytes. */
 export function fromBytes(bytes: Uint8Array, length: number): string {
+  // Short strings (nearly all request values) are built without a Buffer round trip.
+  if (length <= 1024) return String.fromCharCode.apply(null, bytes.subarray(0, length) as unknown as number[]);
   return Buffer.from(bytes.buffer, bytes.byteOffset, length).toString('latin1');
 }

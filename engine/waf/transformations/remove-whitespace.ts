@@ -7,4 +7,7 @@ import type { Transformation } from '../types.ts';
  *
  * Example: `un ion\t\xa0sel\nect` becomes `unionselect`.
  */
-export const removeWhitespace: Transformation = (input) => input.replace(/[\t\n\v\f\r \xa0]+/g, '');
+export const removeWhitespace: Transformation = (input) => (WHITESPACE.test(input) ? input.replace(WHITESPACE_RUNS, '') : input);
+
+const WHITESPACE = /[\t\n\v\f\r \xa0]/;
+const WHITESPACE_RUNS = /[\t\n\v\f\r \xa0]+/g;
