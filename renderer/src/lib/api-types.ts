@@ -176,3 +176,111 @@ export interface SiteGlobalView {
 }
 
 export type SiteGlobalInput = Omit<SiteGlobalView, 'accessKey'>;
+
+// Basic application security rules (spec 2.5): the rule set, its 12 groups per site, custom rules.
+
+export type ProtectionLevel = 'loose' | 'normal' | 'strict' | 'very_strict';
+export const PROTECTION_LEVELS: readonly ProtectionLevel[] = ['loose', 'normal', 'strict', 'very_strict'];
+
+export interface RuleSetProblem {
+  file: string;
+  line: number;
+  message: string;
+}
+
+/** The Core Rule Set the engine runs: one for every site. */
+export interface RuleSetStatus {
+  state: 'loaded' | 'missing';
+  source: 'configured' | 'detected' | 'uploaded' | null;
+  dir: string | null;
+  /** What the operator set; null means auto-detect (or an uploaded set). */
+  configuredDir: string | null;
+  version: string | null;
+  /** Rules of the 12 groups, all levels. */
+  ruleCount: number;
+  loadedAt: number | null;
+  /** Rules left out when loading; the rest of the set runs. */
+  problems: RuleSetProblem[];
+  /** The last failed load; the previous set kept running. */
+  lastError: { message: string; file: string | null; line: number | null; at: number } | null;
+}
+
+export type GroupId = '001' | '002' | '003' | '004' | '005' | '006' | '007' | '008' | '009' | '010' | '011' | '012';
+export const GROUP_IDS: readonly GroupId[] = ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012'];
+
+export interface BasicRuleGroup {
+  id: GroupId;
+  /** The CRS file number, e.g. 944. */
+  file: number;
+  enabled: boolean;
+  level: ProtectionLevel;
+  enabledRuleCount: number;
+  ruleCount: number;
+}
+
+export interface BasicRule {
+  id: number;
+  message: string;
+  /** The lowest protection level (1 loose .. 4 very strict) that enables the rule. */
+  level: 1 | 2 | 3 | 4;
+  enabled: boolean;
+}
+
+export type CustomLocation =
+  | 'all'
+  | 'any'
+  | 'url'
+  | 'param_name'
+  | 'header_name'
+  | 'referer'
+  | 'user_agent'
+  | 'cookie_name'
+  | 'body'
+  | 'source_ip'
+  | 'param_value'
+  | 'header_value'
+  | 'cookie_value';
+export type ConditionLocation = Exclude<CustomLocation, 'all' | 'any'>;
+export const CONDITION_LOCATIONS: readonly ConditionLocation[] = [
+  'url',
+  'param_name',
+  'header_name',
+  'referer',
+  'user_agent',
+  'cookie_name',
+  'body',
+  'source_ip',
+  'param_value',
+  'header_value',
+  'cookie_value',
+];
+export const CUSTOM_LOCATIONS: readonly CustomLocation[] = ['all', 'any', ...CONDITION_LOCATIONS];
+/** Locations whose regex comes with a name regex ('.*' = any name); several pairs allowed. */
+export const PAIR_LOCATIONS: readonly ConditionLocation[] = ['param_value', 'header_value', 'cookie_value'];
+/** The only locations a plugin-access site supports. */
+export const PLUGIN_LOCATIONS: readonly CustomLocation[] = ['url', 'param_name'];
+/** Conditions a name+value, all or any rule may hold. */
+export const MAX_CONDITIONS = 20;
+
+export interface CustomCondition {
+  location: ConditionLocation;
+  /** For name+value locations: a regex for the name, '.*' = any; '' otherwise. */
+  name: string;
+  pattern: string;
+}
+
+export interface CustomRuleInput {
+  name: string;
+  remark: string;
+  enabled: boolean;
+  location: CustomLocation;
+  conditions: CustomCondition[];
+}
+
+export interface CustomRule extends CustomRuleInput {
+  id: string;
+  attackType: 'custom';
+  direction: 'request';
+  createdAt: number;
+  updatedAt: number;
+}

@@ -3,6 +3,13 @@
  * signed-in client, and failures as a typed ApiError carrying the engine's stable code.
  */
 import type {
+  BasicRule,
+  BasicRuleGroup,
+  CustomRule,
+  CustomRuleInput,
+  GroupId,
+  ProtectionLevel,
+  RuleSetStatus,
   AccountList,
   AccountView,
   LicenceView,
@@ -159,6 +166,50 @@ export class ApiClient {
   updateSiteGlobal = (input: SiteGlobalInput) => this.request<SiteGlobalView>('PUT', '/site-global', input);
   rotateAccessKey = () => this.request<SiteGlobalView>('POST', '/site-global/access-key');
   downloadPlugin = (id: string) => this.download(`/sites/${encodeURIComponent(id)}/plugin`);
+
+  // Basic application security rules (administrator and user)
+  ruleSet = () => this.request<RuleSetStatus>('GET', '/rule-set');
+  setRuleSetDir = (dir: string | null) => this.request<RuleSetStatus>('PUT', '/rule-set', { dir });
+  uploadRuleSet = (fileName: string, contentBase64: string, onprogress?: (sent: number, total: number) => void) =>
+    this.send<RuleSetStatus>('POST', '/rule-set/upload', { fileName, contentBase64 }, onprogress);
+  basicRules = (siteId: string) => this.request<{ groups: BasicRuleGroup[] }>('GET', `/sites/${encodeURIComponent(siteId)}/basic-rules`);
+  updateBasicGroup = (siteId: string, group: GroupId, setting: { enabled: boolean; level: ProtectionLevel }) =>
+    this.request<BasicRuleGroup>('PUT', `/sites/${encodeURIComponent(siteId)}/basic-rules/groups/${group}`, setting);
+  groupRules = (siteId: string, group: GroupId) =>
+    this.request<{ items: BasicRule[] }>('GET', `/sites/${encodeURIComponent(siteId)}/basic-rules/groups/${group}/rules`);
+  customRules = (siteId: string) => this.request<{ items: CustomRule[] }>('GET', `/sites/${encodeURIComponent(siteId)}/custom-rules`);
+  createCustomRule = (siteId: string, input: CustomRuleInput) =>
+    this.request<CustomRule>('POST', `/sites/${encodeURIComponent(siteId)}/custom-rules`, input);
+  updateCustomRule = (siteId: string, ruleId: string, input: CustomRuleInput) =>
+    this.request<CustomRule>('PUT', `/sites/${encodeURIComponent(siteId)}/custom-rules/${encodeURIComponent(ruleId)}`, input);
+  deleteCustomRule = (siteId: string, ruleId: string) =>
+    this.request<undefined>('DELETE', `/sites/${encodeURIComponent(siteId)}/custom-rules/${encodeURIComponent(ruleId)}`);
+
+  /**
+   * A write whose body is large enough that the person should see it leave (an archive upload):
+   * XMLHttpRequest, because fetch reports no upload progress. Same headers and errors as `request`.
+   */
+  send<T>(method: Method, path: string, body: unknown, onprogress?: (sent: number, total: number) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open(method, API_BASE + path);
+      xhr.withCredentials = true;
+      xhr.setRequestHeader('Accept', 'application/json');
+      xhr.setRequestHeader('Content-Type', 'application/json');
+      if (this.csrfToken) xhr.setRequestHeader('X-CSRF-Token', this.csrfToken);
+      if (onprogress) xhr.upload.onprogress = (event) => onprogress(event.loaded, event.lengthComputable ? event.total : 0);
+      xhr.onerror = () => reject(new ApiError(0, NETWORK_ERROR, 'network error'));
+      xhr.onload = () => {
+        if (xhr.status === 204) return resolve(undefined as T);
+        const parsed = parseJson(xhr.responseText);
+        if (xhr.status >= 200 && xhr.status < 300) return resolve(parsed as T);
+        const error = toApiError(xhr.status, parsed);
+        if (xhr.status === 401 && this.csrfToken !== null) this.#options.onSessionLost?.(error);
+        reject(error);
+      };
+      xhr.send(JSON.stringify(body));
+    });
+  }
 
   /** A file answer (Content-Disposition attachment): the bytes and the engine's file name. */
   async download(path: string): Promise<{ fileName: string; blob: Blob }> {
