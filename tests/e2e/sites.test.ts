@@ -331,7 +331,7 @@ describe('site configurations, edition A', () => {
     const nav = (await sitesPage.shell.sideNavTexts()).join('\n');
     expect(nav).toContain('Site Configuration');
     expect(nav).not.toContain('Site Management');
-    expect(nav).not.toContain('Rule Management');
+    expect(nav).toContain('Rule Management');
     await page.getByRole('heading', { name: 'Site Configuration', exact: true }).waitFor();
     expect(await page.getByTestId('sites-empty').textContent()).toContain('No site configurations yet');
 
@@ -370,7 +370,9 @@ describe('site configurations, edition A', () => {
     expect(stored?.checkList.paths).toEqual(['/login', '/api/*']);
     expect(stored?.accessMethod).toBe('plugin');
 
+    // Rule Management exists in A too, with the WAF rules tab and without B's anti-bot tab.
     await page.goto(`${engine.url}/rules`);
-    await page.getByText('Page not found').waitFor();
+    await page.getByRole('tab', { name: 'WAF rules' }).waitFor();
+    expect(await page.getByRole('tab', { name: 'Anti-bot rules' }).count()).toBe(0);
   });
 });
