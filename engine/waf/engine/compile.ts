@@ -19,6 +19,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { compileMacro } from './macro.ts';
 import { groupOfFile } from './groups.ts';
 import { Prefilter } from './prefilter.ts';
+import { ValueCache } from './value-cache.ts';
 import { variableName } from './variable-name.ts';
 import type {
   CompiledMarker,
@@ -295,6 +296,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
       transforms,
       transformKey: '',
       transformId: 0,
+      transformPath: [],
       prefilter: -1,
       targetSet: -1,
       skipTo: undefined,
@@ -573,6 +575,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
           transformFn.push(r?.transforms[k]);
         }
         node = next;
+        r?.transformPath.push(node);
       });
       r.transformId = node;
       if (!r.unconditional && r.variables.every((v) => FIXED_AFTER_BODY.has(v.name))) {
@@ -604,7 +607,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, values: new ValueCache() },
     problems,
   };
 }

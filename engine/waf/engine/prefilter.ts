@@ -1,19 +1,32 @@
 /**
  * The rule set's prefilter: every operator that can name the strings its matches must contain
  * (OperatorDef.required: the literals of a regex, the phrases of @pm) gets an index, and one
- * Aho-Corasick automaton over all those strings tells, in a single pass over an operator input,
- * which of these operators could match it at all. The transaction caches the answer per distinct
- * input, so a value seen by fifty rules after the same transformations is scanned once, and most
- * regexes never run on benign values.
+ * automaton over all those strings tells, in a single pass over an operator input, which of these
+ * operators could match it at all. The transaction caches the answer per distinct input, so a
+ * value seen by fifty rules after the same transformations is scanned once, and most regexes
+ * never run on benign values.
+ *
+ * The automaton is an Aho-Corasick DFA over byte classes (bytes that occur in no needle share one
+ * class) with a dense transition table. Needles are cut to their first PREFIX bytes: an input
+ * holding a needle holds its prefix, so the answer stays sound, and the table stays small.
  */
-import { PhraseMatcher } from '#engine/waf/operators';
+
+const PREFIX = 8;
 
 export class Prefilter {
-  private readonly matcher: PhraseMatcher;
-  /** Per needle: the operators that require it. */
-  private readonly users: number[][];
   private readonly words: number;
-  /** Per needle: the scan that last saw it (to OR each mask once per scan). */
+  /** Byte (ASCII letters folded) -> class; class 0 is every byte no needle uses. */
+  private readonly classOf = new Uint8Array(256);
+  private readonly classes: number;
+  /** next[state * classes + class] */
+  private readonly next: Int32Array;
+  /** Per state: the needle ending exactly there, or -1. */
+  private readonly own: Int32Array;
+  /** Per state: the nearest proper suffix state with a needle of its own, or -1. */
+  private readonly dict: Int32Array;
+  /** Per needle: the operators that require it. */
+  private readonly users: number[][] = [];
+  /** Per needle: the scan that last saw it (each needle's operators are marked once per scan). */
   private readonly seen: Int32Array;
   private scanCount = 0;
 
@@ -21,41 +34,109 @@ export class Prefilter {
   constructor(lists: readonly (readonly string[])[]) {
     this.words = Math.max(1, Math.ceil(lists.length / 32));
     const index = new Map<string, number>();
-    const needles: string[] = [];
-    this.users = [];
     lists.forEach((list, op) => {
       for (const raw of list) {
         const needle = normalise(raw);
         if (needle === '') continue;
         let n = index.get(needle);
         if (n === undefined) {
-          n = needles.length;
+          n = this.users.length;
           index.set(needle, n);
-          needles.push(needle);
           this.users.push([]);
         }
         const users = this.users[n] as number[];
         if (users[users.length - 1] !== op) users.push(op);
       }
     });
-    this.matcher = new PhraseMatcher(needles);
+    const needles = [...index.keys()];
     this.seen = new Int32Array(needles.length);
+
+    let classes = 1;
+    for (const needle of needles) {
+      for (let k = 0; k < needle.length; k++) {
+        const c = needle.charCodeAt(k);
+        if (this.classOf[c] === 0) this.classOf[c] = classes++;
+      }
+    }
+    for (let c = 0x41; c <= 0x5a; c++) this.classOf[c] = this.classOf[c | 0x20] as number;
+    this.classes = classes;
+
+    // The trie, then fail links breadth-first, filling in the missing transitions as we go.
+    const children: Map<number, number>[] = [new Map()];
+    const own: number[] = [-1];
+    needles.forEach((needle, n) => {
+      let s = 0;
+      for (let k = 0; k < needle.length; k++) {
+        const cls = this.classOf[needle.charCodeAt(k)] as number;
+        let t = (children[s] as Map<number, number>).get(cls);
+        if (t === undefined) {
+          t = children.length;
+          children.push(new Map());
+          own.push(-1);
+          (children[s] as Map<number, number>).set(cls, t);
+        }
+        s = t;
+      }
+      own[s] = n;
+    });
+    const states = children.length;
+    this.next = new Int32Array(states * classes);
+    this.own = Int32Array.from(own);
+    this.dict = new Int32Array(states).fill(-1);
+    const fail = new Int32Array(states);
+    const queue: number[] = [];
+    for (const [cls, t] of children[0] as Map<number, number>) {
+      this.next[cls] = t;
+      queue.push(t);
+    }
+    for (let q = 0; q < queue.length; q++) {
+      const s = queue[q] as number;
+      const f = fail[s] as number;
+      this.dict[s] = (own[f] as number) >= 0 ? f : (this.dict[f] as number);
+      const row = s * classes;
+      const failRow = f * classes;
+      for (let cls = 0; cls < classes; cls++) {
+        const t = (children[s] as Map<number, number>).get(cls);
+        if (t === undefined) {
+          this.next[row + cls] = this.next[failRow + cls] as number;
+        } else {
+          this.next[row + cls] = t;
+          fail[t] = this.next[failRow + cls] as number;
+          queue.push(t);
+        }
+      }
+    }
   }
 
   /** The bits of the operators that could match `input` (bit i of word i >>> 5), or null for none. */
   scan(input: string): Uint32Array | null {
     let bits: Uint32Array | null = null;
     const scan = ++this.scanCount;
-    this.matcher.forEach(input, (n) => {
-      if (this.seen[n] === scan) return;
-      this.seen[n] = scan;
-      bits ??= new Uint32Array(this.words);
-      const users = this.users[n] as number[];
-      for (let u = 0; u < users.length; u++) {
-        const op = users[u] as number;
-        bits[op >>> 5] = (bits[op >>> 5] as number) | (1 << (op & 31));
+    const next = this.next;
+    const classOf = this.classOf;
+    const classes = this.classes;
+    const own = this.own;
+    const dict = this.dict;
+    let s = 0;
+    for (let k = 0; k < input.length; k++) {
+      const code = input.charCodeAt(k);
+      if (code > 0xff) {
+        s = 0;
+        continue;
       }
-    });
+      s = next[s * classes + (classOf[code] as number)] as number;
+      for (let t = (own[s] as number) >= 0 ? s : (dict[s] as number); t >= 0; t = dict[t] as number) {
+        const n = own[t] as number;
+        if (this.seen[n] === scan) continue;
+        this.seen[n] = scan;
+        bits ??= new Uint32Array(this.words);
+        const users = this.users[n] as number[];
+        for (let u = 0; u < users.length; u++) {
+          const op = users[u] as number;
+          bits[op >>> 5] = (bits[op >>> 5] as number) | (1 << (op & 31));
+        }
+      }
+    }
     return bits;
   }
 
@@ -64,10 +145,10 @@ export class Prefilter {
   }
 }
 
-/** As the matcher reads phrases: one byte per char, ASCII letters folded. */
+/** One byte per char (as the phrase matcher reads phrases), ASCII letters folded, cut to PREFIX. */
 function normalise(s: string): string {
   let out = '';
-  for (let k = 0; k < s.length; k++) {
+  for (let k = 0; k < s.length && k < PREFIX; k++) {
     const c = s.charCodeAt(k) & 0xff;
     out += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
   }

@@ -3,6 +3,7 @@
  */
 import type { OperatorFn, OperatorDef, Transformation, CompileEnv } from '../types.ts';
 import type { Prefilter } from './prefilter.ts';
+import type { ValueCache } from './value-cache.ts';
 
 /** A string with %{...} macros, split once at compile time. */
 export type MacroPart = string | { collection: string; key: string | undefined };
@@ -84,6 +85,8 @@ export interface CompiledRule {
    * start alike share their prefix, so a value is put through each distinct prefix once.
    */
   transformId: number;
+  /** The trie nodes of the chain's prefixes, shortest first (the last is transformId). */
+  transformPath: number[];
   /** This rule's bit in the prefilter (see prefilter.ts), or -1 when its operator has none. */
   prefilter: number;
   /**
@@ -152,4 +155,6 @@ export interface CompiledRuleSet {
   /** Number of distinct target sets (CompiledRule.targetSet < this). */
   targetSets: number;
   prefilter: Prefilter;
+  /** Transformed forms and prefilter answers of values, shared by the transactions. */
+  values: ValueCache;
 }

@@ -14,6 +14,7 @@ import { PARANOIA_KEYS } from './groups.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
 import type { CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, Macro, SetVarAction } from './rule.ts';
 import { Prefilter } from './prefilter.ts';
+import type { Operand, ValueRecord } from './value-cache.ts';
 import { formatLogLine } from './compat-log.ts';
 
 export interface TransactionOptions {
@@ -34,6 +35,8 @@ class TargetList {
   readonly collections: string[] = [];
   readonly keys: (string | undefined)[] = [];
   readonly values: ValueRecord[] = [];
+  /** For shared lists, per trie node: the union of the targets' prefilter bits (see anyBits). */
+  readonly anyBits: (Uint32Array | null | undefined)[] = [];
 
   push(name: string, key: string | undefined, value: ValueRecord): void {
     const at = this.count++;
@@ -49,17 +52,6 @@ class TargetList {
   }
 }
 
-interface Operand {
-  value: string;
-  /** The prefilter's bits for `value`, once asked. */
-  bits: Uint32Array | null | undefined;
-}
-
-/** One distinct value of the transaction and what the transformation trie made of it so far. */
-interface ValueRecord {
-  /** Index: trie node (CompiledRule.transformId); [0] is the value itself. */
-  readonly operands: (Operand | undefined)[];
-}
 
 interface RemovedTarget {
   byId?: [number, number][];
@@ -109,7 +101,7 @@ export class Transaction {
 
   private readonly tx = new Map<string, Entry>();
   private readonly persistent = new Map<string, Map<string, Entry>>();
-  /** Per distinct value: its operands (see operandAt). */
+  /** Per distinct long value (short ones are in the rule set's ValueCache): its operands. */
   private readonly records = new Map<string, ValueRecord>();
   /** Operator input -> the prefilter's bits. */
   private readonly scanned = new Map<string, Uint32Array | null>();
@@ -307,6 +299,11 @@ export class Transaction {
       let targets: TargetList;
       if (rule.targetSet >= 0 && removed === undefined) {
         targets = this.resolvedSets[rule.targetSet] ?? this.resolveSet(rule);
+        if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !Prefilter.has(this.anyBits(targets, rule.transformId), rule.prefilter)) {
+          // No target can match: skip the rule without visiting its targets.
+          if (this.matchedVars.length > 0) this.matchedVars = [];
+          return false;
+        }
       } else {
         // Stays valid through the loop: actions run by recordMatch never resolve targets.
         targets = this.scratch;
@@ -319,26 +316,24 @@ export class Transaction {
       const node = rule.transformId;
       for (let t = 0; t < count; t++) {
         const record = values[t] as ValueRecord;
-        const raw = (record.operands[0] as Operand).value;
         if (rule.multiMatch) {
-          let v = raw;
-          let matched = this.runOperator(rule, v, rule.prefilter < 0 ? null : this.candidates(v));
-          for (const fn of rule.transforms) {
+          // The value, then each transformation's result that differs from the one before.
+          let o = record.operands[0] as Operand;
+          let matched = this.runOperator(rule, o.value, this.bitsOf(rule, o));
+          for (const step of rule.transformPath) {
             if (matched) break;
-            const nv = fn(v);
-            if (nv === v) continue;
-            v = nv;
-            matched = this.runOperator(rule, v, rule.prefilter < 0 ? null : this.candidates(v));
+            const next = record.operands[step] ?? this.operandAt(step, record);
+            if (next.value === o.value) continue;
+            o = next;
+            matched = this.runOperator(rule, o.value, this.bitsOf(rule, o));
           }
           if (matched) {
             any = true;
-            this.recordMatch(rule, targets.name(t), v);
+            this.recordMatch(rule, targets.name(t), o.value);
           }
         } else {
           const o = record.operands[node] ?? this.operandAt(node, record);
-          let bits: Uint32Array | null = null;
-          if (rule.prefilter >= 0) bits = o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
-          if (this.runOperator(rule, o.value, bits)) {
+          if (this.runOperator(rule, o.value, this.bitsOf(rule, o))) {
             any = true;
             this.recordMatch(rule, targets.name(t), o.value);
           }
@@ -408,19 +403,47 @@ export class Transaction {
   private operandAt(node: number, record: ValueRecord): Operand {
     const input = record.operands[this.rs.transformParent[node] as number] ?? this.operandAt(this.rs.transformParent[node] as number, record);
     const out = (this.rs.transformFn[node] as Transformation)(input.value);
-    const o = out === input.value ? input : { value: out, bits: undefined };
+    let o = input;
+    if (out !== input.value) {
+      o = { value: out, bits: undefined };
+      this.rs.values.held(out.length);
+    }
     record.operands[node] = o;
     return o;
   }
 
   /** The record of a value: one per distinct string per transaction. */
   private record(value: string): ValueRecord {
+    const shared = this.rs.values.get(value);
+    if (shared !== undefined) return shared;
     let r = this.records.get(value);
     if (r === undefined) {
       r = { operands: [{ value, bits: undefined }] };
       this.records.set(value, r);
     }
     return r;
+  }
+
+  /** The union of the prefilter's answers over a shared target list after one trie node's transformations. */
+  private anyBits(targets: TargetList, node: number): Uint32Array | null {
+    let bits = targets.anyBits[node];
+    if (bits !== undefined) return bits;
+    bits = null;
+    for (let t = 0; t < targets.count; t++) {
+      const record = targets.values[t] as ValueRecord;
+      const o = record.operands[node] ?? this.operandAt(node, record);
+      const b = o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
+      if (b === null) continue;
+      if (bits === null) bits = b.slice();
+      else for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
+    }
+    targets.anyBits[node] = bits;
+    return bits;
+  }
+
+  private bitsOf(rule: CompiledRule, o: Operand): Uint32Array | null {
+    if (rule.prefilter < 0) return null;
+    return o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
   }
 
   /** The prefilter's answer for one operator input, once per distinct input. */

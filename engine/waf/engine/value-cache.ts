@@ -1,0 +1,52 @@
+/**
+ * What the transformation trie and the prefilter made of each value, kept across transactions.
+ * Transformations and the prefilter are pure functions of the value, so a record computed once
+ * is right for every later request; header values (User-Agent, Accept, Host), cookie and argument
+ * names and common paths repeat from request to request, and then cost nothing to transform or
+ * scan again.
+ *
+ * Bounded by characters held (values and every transformed form), not entries: a flood of unique
+ * or long values only empties the cache, and no request pays more than it would without it.
+ * Values longer than LONGEST stay per transaction.
+ */
+
+export interface Operand {
+  value: string;
+  /** The prefilter's bits for `value`, once asked. */
+  bits: Uint32Array | null | undefined;
+}
+
+/** One distinct value and what the transformation trie made of it so far. */
+export interface ValueRecord {
+  /** Index: trie node (CompiledRule.transformId); [0] is the value itself. */
+  readonly operands: (Operand | undefined)[];
+}
+
+const LONGEST = 512;
+const BUDGET = 2_000_000;
+
+export class ValueCache {
+  private readonly records = new Map<string, ValueRecord>();
+  private chars = 0;
+
+  /** The shared record of a short value, or undefined for a long one. */
+  get(value: string): ValueRecord | undefined {
+    if (value.length > LONGEST) return undefined;
+    let r = this.records.get(value);
+    if (r === undefined) {
+      if (this.chars > BUDGET) {
+        this.records.clear();
+        this.chars = 0;
+      }
+      r = { operands: [{ value, bits: undefined }] };
+      this.records.set(value, r);
+      this.chars += value.length;
+    }
+    return r;
+  }
+
+  /** Accounts for a transformed form kept on one of the records. */
+  held(chars: number): void {
+    this.chars += chars;
+  }
+}
