@@ -147,10 +147,11 @@ function parseSetVar(value: string): SetVarAction {
   const lhs = eq < 0 ? v : v.slice(0, eq);
   const dot = lhs.indexOf('.');
   if (dot < 0) throw new CompileError(`setvar '${value}' has no collection`);
-  const collection = lhs.slice(0, dot).toUpperCase();
+  const collection = variableName(lhs.slice(0, dot));
   const key = compileMacro(lhs.slice(dot + 1));
-  if (del) return { collection, key, op: 'delete', value: compileMacro('') };
-  if (eq < 0) return { collection, key, op: 'set', value: compileMacro('1') };
+  const lowerKey = key.constant ? key.source.toLowerCase() : undefined;
+  if (del) return { collection, key, lowerKey, op: 'delete', value: compileMacro('') };
+  if (eq < 0) return { collection, key, lowerKey, op: 'set', value: compileMacro('1') };
   let rhs = v.slice(eq + 1);
   let op: SetVarAction['op'] = 'set';
   if (rhs.startsWith('+')) {
@@ -160,7 +161,7 @@ function parseSetVar(value: string): SetVarAction {
     op = 'sub';
     rhs = rhs.slice(1);
   }
-  return { collection, key, op, value: compileMacro(rhs) };
+  return { collection, key, lowerKey, op, value: compileMacro(rhs) };
 }
 
 function parseCtl(value: string): CtlAction {
@@ -298,8 +299,10 @@ export function compileRuleSet(input: CompileInput): CompileResult {
       transformId: 0,
       transformPath: [],
       prefilter: -1,
+      memo: -1,
       targetSet: -1,
       skipTo: undefined,
+      txTarget: undefined,
       multiMatch: false,
       capture: false,
       disruptive: undefined,
@@ -561,6 +564,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
   const transformFn: (Transformation | undefined)[] = [undefined];
   const targetSets = new Map<string, number>();
   const required: (readonly string[])[] = [];
+  let memos = 0;
   for (const e of kept) {
     for (let r: CompiledRule | undefined = e.kind === 'rule' ? e : undefined; r !== undefined; r = r.chain) {
       const names = r.transformKey === '' ? [] : r.transformKey.split(',');
@@ -587,6 +591,19 @@ export function compileRuleSet(input: CompileInput): CompileResult {
         }
         r.targetSet = set;
       }
+      if (r.operator?.fn !== undefined) r.memo = memos++;
+      const only = r.variables[0];
+      if (
+        r.variables.length === 1 &&
+        only?.name === 'TX' &&
+        only.key?.kind === 'literal' &&
+        r.exclusions.length === 0 &&
+        r.transforms.length === 0 &&
+        !r.multiMatch &&
+        r.operator?.fn !== undefined
+      ) {
+        r.txTarget = only;
+      }
       const needles = r.operator?.required;
       if (needles !== undefined) {
         r.prefilter = required.length;
@@ -607,7 +624,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, values: new ValueCache() },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords: Math.max(1, Math.ceil(memos / 32)), values: new ValueCache(), lastSets: [] },
     problems,
   };
 }

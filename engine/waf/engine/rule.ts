@@ -4,6 +4,7 @@
 import type { OperatorFn, OperatorDef, Transformation, CompileEnv } from '../types.ts';
 import type { Prefilter } from './prefilter.ts';
 import type { ValueCache } from './value-cache.ts';
+import type { TargetList } from './target-list.ts';
 
 /** A string with %{...} macros, split once at compile time. */
 export type MacroPart = string | { collection: string; key: string | undefined };
@@ -42,6 +43,8 @@ export interface CompiledOperator {
 export interface SetVarAction {
   collection: string;
   key: Macro;
+  /** The key lower-cased, when it has no macro. */
+  lowerKey: string | undefined;
   op: 'set' | 'add' | 'sub' | 'delete';
   value: Macro;
 }
@@ -89,12 +92,19 @@ export interface CompiledRule {
   transformPath: number[];
   /** This rule's bit in the prefilter (see prefilter.ts), or -1 when its operator has none. */
   prefilter: number;
+  /** This rule's bit in Operand.misses when its operator is compiled once (static argument), else -1. */
+  memo: number;
   /**
    * Rules with the same variables and exclusions share an id when all their variables are fixed
    * once the request body is read (ARGS, REQUEST_HEADERS, REQUEST_URI, ...; not TX): the
    * transaction resolves their targets once per id. -1: resolved per evaluation.
    */
   targetSet: number;
+  /**
+   * Set when the rule's only target is `TX:name` or `&TX:name` with no transformation, exclusion,
+   * multiMatch or macro in the operator: evaluated without a target list.
+   */
+  txTarget: CompiledVariable | undefined;
   /** For the first link of a rule with skipAfter: where its phase continues (index in the list). */
   skipTo: number | undefined;
   multiMatch: boolean;
@@ -155,6 +165,10 @@ export interface CompiledRuleSet {
   /** Number of distinct target sets (CompiledRule.targetSet < this). */
   targetSets: number;
   prefilter: Prefilter;
+  /** Words of Operand.misses. */
+  memoWords: number;
   /** Transformed forms and prefilter answers of values, shared by the transactions. */
   values: ValueCache;
+  /** Per target set, the list the last transaction resolved (see Transaction.resolveSet). */
+  lastSets: (TargetList | undefined)[];
 }

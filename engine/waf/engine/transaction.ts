@@ -12,9 +12,10 @@ import { parseXml, type XmlResult } from './body/xml.ts';
 import { inRanges, tagMatches } from './compile.ts';
 import { PARANOIA_KEYS } from './groups.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
-import type { CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, Macro, SetVarAction } from './rule.ts';
+import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, Macro, SetVarAction } from './rule.ts';
 import { Prefilter } from './prefilter.ts';
 import type { Operand, ValueRecord } from './value-cache.ts';
+import { TargetList } from './target-list.ts';
 import { formatLogLine } from './compat-log.ts';
 
 export interface TransactionOptions {
@@ -28,30 +29,6 @@ export interface TransactionOptions {
   uniqueId: string;
   now: Date;
 }
-
-/** A rule's targets: collection name, key (undefined: none) and value of each. */
-class TargetList {
-  count = 0;
-  readonly collections: string[] = [];
-  readonly keys: (string | undefined)[] = [];
-  readonly values: ValueRecord[] = [];
-  /** For shared lists, per trie node: the union of the targets' prefilter bits (see anyBits). */
-  readonly anyBits: (Uint32Array | null | undefined)[] = [];
-
-  push(name: string, key: string | undefined, value: ValueRecord): void {
-    const at = this.count++;
-    this.collections[at] = name;
-    this.keys[at] = key;
-    this.values[at] = value;
-  }
-
-  name(t: number): string {
-    const name = this.collections[t] as string;
-    const key = this.keys[t];
-    return key === undefined ? name : `${name}:${key}`;
-  }
-}
-
 
 interface RemovedTarget {
   byId?: [number, number][];
@@ -85,6 +62,28 @@ function toInt(s: string | undefined): number {
 }
 
 const NO_ENTRIES: Entry[] = [];
+const LEVELS = ['0', '1', '2', '3', '4'];
+
+const KEY_MATCHES = new WeakMap<RegExp, Map<string, boolean>>();
+
+/**
+ * A regex key selector (`TX:/^header_name_/`, `ARGS:/^id_/`) against one key, remembered per
+ * selector: the same TX and argument names come back in every transaction.
+ */
+function keyMatches(re: RegExp, key: string): boolean {
+  let memo = KEY_MATCHES.get(re);
+  if (memo === undefined) {
+    memo = new Map();
+    KEY_MATCHES.set(re, memo);
+  }
+  let hit = memo.get(key);
+  if (hit === undefined) {
+    hit = re.test(key);
+    if (memo.size >= 4096) memo.clear();
+    memo.set(key, hit);
+  }
+  return hit;
+}
 
 /** Captures 0 to 9 unset (cheaper than truncating the array). */
 function clearCaptures(captures: (string | undefined)[]): void {
@@ -100,6 +99,7 @@ export class Transaction {
   private readonly started = process.hrtime.bigint();
 
   private readonly tx = new Map<string, Entry>();
+  private txList: Entry[] | undefined;
   private readonly persistent = new Map<string, Map<string, Entry>>();
   /** Per distinct long value (short ones are in the rule set's ValueCache): its operands. */
   private readonly records = new Map<string, ValueRecord>();
@@ -296,6 +296,7 @@ export class Transaction {
       const op = rule.operator;
       if (op === undefined) return false;
       const removed = this.removedTargets.length > 0 ? this.removedFor(rule) : undefined;
+      if (rule.txTarget !== undefined && removed === undefined) return this.evaluateTx(rule, rule.txTarget, op);
       let targets: TargetList;
       if (rule.targetSet >= 0 && removed === undefined) {
         targets = this.resolvedSets[rule.targetSet] ?? this.resolveSet(rule);
@@ -319,13 +320,13 @@ export class Transaction {
         if (rule.multiMatch) {
           // The value, then each transformation's result that differs from the one before.
           let o = record.operands[0] as Operand;
-          let matched = this.runOperator(rule, o.value, this.bitsOf(rule, o));
+          let matched = this.runOperator(rule, o);
           for (const step of rule.transformPath) {
             if (matched) break;
             const next = record.operands[step] ?? this.operandAt(step, record);
             if (next.value === o.value) continue;
             o = next;
-            matched = this.runOperator(rule, o.value, this.bitsOf(rule, o));
+            matched = this.runOperator(rule, o);
           }
           if (matched) {
             any = true;
@@ -333,7 +334,7 @@ export class Transaction {
           }
         } else {
           const o = record.operands[node] ?? this.operandAt(node, record);
-          if (this.runOperator(rule, o.value, this.bitsOf(rule, o))) {
+          if (this.runOperator(rule, o)) {
             any = true;
             this.recordMatch(rule, targets.name(t), o.value);
           }
@@ -341,6 +342,25 @@ export class Transaction {
       }
     }
     if (!any) return false;
+    if (rule.chain) return this.evaluate(rule.chain);
+    return true;
+  }
+
+  /** A rule whose one target is `TX:name` or `&TX:name` (a third of CRS's rules): no target list. */
+  private evaluateTx(rule: CompiledRule, target: CompiledVariable, op: CompiledOperator): boolean {
+    if (this.matchedVars.length > 0) this.matchedVars = [];
+    const key = target.key as KeySelector & { kind: 'literal' };
+    const value = this.txValue(key);
+    let input: string;
+    if (target.count) input = value === undefined ? '0' : '1';
+    else if (value === undefined) return false;
+    else input = value;
+    const st = this.state;
+    if (rule.capture) clearCaptures(st.captures);
+    st.capture = rule.capture;
+    const r = (op.fn as OperatorFn)(input, st);
+    if (r === op.negated) return false;
+    this.recordMatch(rule, target.count ? 'TX' : `TX:${this.txKey(key)}`, input);
     if (rule.chain) return this.evaluate(rule.chain);
     return true;
   }
@@ -365,17 +385,19 @@ export class Transaction {
   }
 
   /** `bits`: the prefilter's answer for `input` when the rule has a prefilter bit. */
-  private runOperator(rule: CompiledRule, input: string, bits: Uint32Array | null): boolean {
+  private runOperator(rule: CompiledRule, o: Operand): boolean {
     const op = rule.operator;
     if (op === undefined) return false;
     const st = this.state;
-    if (rule.prefilter >= 0 && !Prefilter.has(bits, rule.prefilter)) {
+    if (rule.prefilter >= 0 && !Prefilter.has(this.bitsOf(rule, o), rule.prefilter)) {
       // None of the strings every match contains occurs: the operator cannot match.
       if (op.negated && rule.capture) clearCaptures(st.captures);
       return op.negated;
     }
     // Operators write captures only when asked to; recordMatch reads them only then.
     if (rule.capture) clearCaptures(st.captures);
+    const memo = rule.memo;
+    if (memo >= 0 && o.misses !== undefined && Prefilter.has(o.misses, memo)) return op.negated;
     let fn: OperatorFn | undefined = op.fn;
     if (fn === undefined && op.dynamic !== undefined && op.cache !== undefined) {
       const arg = this.expand(op.dynamic);
@@ -391,7 +413,8 @@ export class Transaction {
     }
     if (fn === undefined) return false;
     st.capture = rule.capture;
-    const r = fn(input, st);
+    const r = fn(o.value, st);
+    if (!r && memo >= 0) this.remember(o, memo);
     return op.negated ? !r : r;
   }
 
@@ -405,7 +428,7 @@ export class Transaction {
     const out = (this.rs.transformFn[node] as Transformation)(input.value);
     let o = input;
     if (out !== input.value) {
-      o = { value: out, bits: undefined };
+      o = { value: out, bits: undefined, misses: undefined };
       this.rs.values.held(out.length);
     }
     record.operands[node] = o;
@@ -418,7 +441,7 @@ export class Transaction {
     if (shared !== undefined) return shared;
     let r = this.records.get(value);
     if (r === undefined) {
-      r = { operands: [{ value, bits: undefined }] };
+      r = { operands: [{ value, bits: undefined, misses: undefined }] };
       this.records.set(value, r);
     }
     return r;
@@ -439,6 +462,16 @@ export class Transaction {
     }
     targets.anyBits[node] = bits;
     return bits;
+  }
+
+  /** Records that operator `memo` did not match this operand (operators are pure functions of it). */
+  private remember(o: Operand, memo: number): void {
+    let misses = o.misses;
+    if (misses === undefined) {
+      misses = o.misses = new Uint32Array(this.rs.memoWords);
+      this.rs.values.held(misses.length * 2);
+    }
+    misses[memo >>> 5] = (misses[memo >>> 5] as number) | (1 << (memo & 31));
   }
 
   private bitsOf(rule: CompiledRule, o: Operand): Uint32Array | null {
@@ -511,6 +544,7 @@ export class Transaction {
 
   private setTx(key: string, value: string): void {
     this.tx.set(key.toLowerCase(), [key, value]);
+    this.txList = undefined;
   }
 
   private collectionMap(name: string): Map<string, Entry> {
@@ -526,7 +560,8 @@ export class Transaction {
   private setVar(sv: SetVarAction): void {
     const map = this.collectionMap(sv.collection);
     const key = this.expand(sv.key);
-    const lower = key.toLowerCase();
+    const lower = sv.lowerKey ?? key.toLowerCase();
+    if (map === this.tx) this.txList = undefined;
     if (sv.op === 'delete') {
       map.delete(lower);
       return;
@@ -651,6 +686,11 @@ export class Transaction {
     const list = new TargetList();
     this.resolveTargets(rule, undefined, list);
     this.resolvedSets[rule.targetSet] = list;
+    // The prefilter's unions are a function of the records alone: when this set holds the same
+    // values as in the last transaction (the same headers, say), they carry over.
+    const last = this.rs.lastSets[rule.targetSet];
+    if (last !== undefined && last.sameValues(list)) list.anyBits = last.anyBits;
+    else this.rs.lastSets[rule.targetSet] = list;
     return list;
   }
 
@@ -659,7 +699,7 @@ export class Transaction {
     for (const ex of list) {
       if (ex.name !== name) continue;
       if (ex.key === undefined) return true;
-      if (ex.key.kind === 'literal' ? ex.key.lower === lowerKey : ex.key.re.test(key)) return true;
+      if (ex.key.kind === 'literal' ? ex.key.lower === lowerKey : keyMatches(ex.key.re, key)) return true;
     }
     return false;
   }
@@ -691,7 +731,7 @@ export class Transaction {
       const e = entries[j] as Entry;
       const k = e[0];
       if (key !== undefined) {
-        if (key.kind === 'literal' ? (lowers as string[])[j] !== key.lower : !key.re.test(k)) continue;
+        if (key.kind === 'literal' ? (lowers as string[])[j] !== key.lower : !keyMatches(key.re, k)) continue;
       }
       if (checkEx) {
         const lk = (lowers as string[])[j] as string;
@@ -736,8 +776,14 @@ export class Transaction {
     return undefined;
   }
 
+  /** TX as a list, rebuilt only after a setvar changed it. */
+  private txEntries(): readonly Entry[] {
+    if (this.txList === undefined) this.txList = [...this.tx.values()];
+    return this.txList;
+  }
+
   private txValue(key: KeySelector & { kind: 'literal' }): string | undefined {
-    if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) return String(this.paranoiaOverride);
+    if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) return LEVELS[this.paranoiaOverride] ?? String(this.paranoiaOverride);
     return this.tx.get(key.lower)?.[1];
   }
 
@@ -815,7 +861,7 @@ export class Transaction {
           const e = this.tx.get(key.lower);
           return e === undefined ? NO_ENTRIES : [e];
         }
-        return [...this.tx.values()];
+        return this.txEntries();
       case 'IP':
       case 'GLOBAL':
       case 'SESSION':

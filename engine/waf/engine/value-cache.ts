@@ -14,6 +14,8 @@ export interface Operand {
   value: string;
   /** The prefilter's bits for `value`, once asked. */
   bits: Uint32Array | null | undefined;
+  /** Bit CompiledRule.memo set: that rule's operator is known not to match `value`. */
+  misses: Uint32Array | undefined;
 }
 
 /** One distinct value and what the transformation trie made of it so far. */
@@ -38,7 +40,7 @@ export class ValueCache {
         this.records.clear();
         this.chars = 0;
       }
-      r = { operands: [{ value, bits: undefined }] };
+      r = { operands: [{ value, bits: undefined, misses: undefined }] };
       this.records.set(value, r);
       this.chars += value.length;
     }

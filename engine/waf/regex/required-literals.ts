@@ -119,7 +119,11 @@ function seq(nodes: readonly Node[]): Info {
   };
   for (const n of nodes) {
     const i = node(n);
-    if (i.exact !== undefined && current.length * i.exact.length <= MAX_EXACT && longest(current) + longest(i.exact) <= MAX_LENGTH) {
+    if (
+      i.exact !== undefined &&
+      current.length * i.exact.length <= MAX_EXACT &&
+      longest(current) + longest(i.exact) <= MAX_LENGTH
+    ) {
       current = product(current, i.exact);
       continue;
     }
