@@ -204,7 +204,8 @@ try {
     };
     headers.cookie = `${headers.cookie ?? ''}; rampart_token=${token}`;
     if (m.body !== undefined) headers['content-type'] = m.contentType ?? 'text/plain';
-    return { method: (m.body === undefined ? 'GET' : 'POST'), path: '/_rampart/verdict', headers, ...(m.body ? { body: m.body } : {}) };
+    const method: 'GET' | 'POST' = m.body === undefined ? 'GET' : 'POST';
+    return { method, path: '/_rampart/verdict', headers, ...(m.body ? { body: m.body } : {}) };
   });
   const pid = engine.child.pid ?? 0;
   const run = () => autocannon({ url: `http://127.0.0.1:${gatewayPort}`, connections: 16, duration: DURATION, requests: verdictRequests });

@@ -1,4 +1,4 @@
-import type { ModuleKey, Role } from '#engine/shared';
+import type { CustomRuleLocation, ModuleKey, Role } from '#engine/shared';
 
 /**
  * The configuration document: everything the appliance is told, as one JSON file. Each slice is
@@ -138,21 +138,6 @@ export interface RuleGroupSetting {
   enabled: boolean;
   level: ProtectionLevel;
 }
-
-export type CustomRuleLocation =
-  | 'all'
-  | 'any'
-  | 'url'
-  | 'param_name'
-  | 'header_name'
-  | 'referer'
-  | 'user_agent'
-  | 'cookie_name'
-  | 'body'
-  | 'source_ip'
-  | 'param_value'
-  | 'header_value'
-  | 'cookie_value';
 
 export interface CustomRuleCondition {
   location: Exclude<CustomRuleLocation, 'all' | 'any'>;

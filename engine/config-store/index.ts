@@ -27,7 +27,6 @@ export type {
   XffMode,
   ProtectionLevel,
   RuleGroupSetting,
-  CustomRuleLocation,
   CustomRuleCondition,
   CustomRuleRecord,
   SiteBasicRulesRecord,

@@ -10,5 +10,5 @@ export { cryptoRandom, newId, newSecret, sha256, safeEqual } from './ids.ts';
 export type { Random } from './ids.ts';
 export { silentLogger } from './logger.ts';
 export type { Logger } from './logger.ts';
-export { ROLES, MODULES, EDITIONS } from './domain.ts';
-export type { Role, ModuleKey, Edition } from './domain.ts';
+export { ROLES, MODULES, EDITIONS, CUSTOM_RULE_LOCATIONS } from './domain.ts';
+export type { Role, ModuleKey, Edition, CustomRuleLocation } from './domain.ts';

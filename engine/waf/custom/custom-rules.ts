@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { CUSTOM_RULE_LOCATIONS, type CustomRuleLocation } from '#engine/shared';
 
 /**
  * Custom basic rules (spec 2.5): an operator's regexes over named request locations.
@@ -14,38 +15,11 @@ import { setFlagsFromString } from 'node:v8';
 setFlagsFromString('--enable-experimental-regexp-engine');
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
-export type CustomLocation =
-  | 'all'
-  | 'any'
-  | 'url'
-  | 'param_name'
-  | 'header_name'
-  | 'referer'
-  | 'user_agent'
-  | 'cookie_name'
-  | 'body'
-  | 'source_ip'
-  | 'param_value'
-  | 'header_value'
-  | 'cookie_value';
+export type CustomLocation = CustomRuleLocation;
 
 export type ConditionLocation = Exclude<CustomLocation, 'all' | 'any'>;
 
-export const CUSTOM_LOCATIONS: readonly CustomLocation[] = [
-  'all',
-  'any',
-  'url',
-  'param_name',
-  'header_name',
-  'referer',
-  'user_agent',
-  'cookie_name',
-  'body',
-  'source_ip',
-  'param_value',
-  'header_value',
-  'cookie_value',
-];
+export const CUSTOM_LOCATIONS: readonly CustomLocation[] = CUSTOM_RULE_LOCATIONS;
 
 /** Locations whose condition pairs a name regex with a value regex. */
 export const PAIR_LOCATIONS: ReadonlySet<ConditionLocation> = new Set(['param_value', 'header_value', 'cookie_value']);
