@@ -9,6 +9,10 @@
  * proxying (keep-alive) to a second nginx that answers 204; its figure is requests per CPU-second of
  * the proxying worker. Throughput is driven by autocannon (in this process, 32 connections); the
  * half-load latency by hey at a fixed rate over 8 keep-alive connections.
+ *
+ * The site is a default one: its basic application rules (CRS at loose, i.e. paranoia level 1, when
+ * a rule set is installed) run on every verdict. A second site with all 12 rule groups switched off
+ * shows what the rest of the pipeline costs.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -96,9 +100,15 @@ try {
     ipLock: false,
   });
   const site = await admin.request<{ id: string }>('POST', '/sites', { name: 'bench', domain: 'shop.example.com', runMode: 'block' });
+  const bare = await admin.request<{ id: string }>('POST', '/sites', { name: 'bench-no-rules', domain: 'shop.example.com', runMode: 'block' });
+  for (const group of ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012']) {
+    await admin.request('PUT', `/sites/${bare.body.id}/basic-rules/groups/${group}`, { enabled: false, level: 'loose' });
+  }
+  const ruleSet = await admin.request<{ state: string; version: string | null }>('GET', '/rule-set');
   const config = JSON.parse(await readFile(join(dir, 'data', 'config.json'), 'utf8')) as { secrets: { tokenKey: string } };
   const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);
   const token = tokens.issue({ siteId: site.body.id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 });
+  const bareToken = tokens.issue({ siteId: bare.body.id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 });
 
   const base: Record<string, string> = {
     'x-rampart-site': site.body.id,
@@ -120,6 +130,7 @@ try {
   await load(verdictUrl, valid, [pid]); // warm-up: JIT, caches, LevelDB
   const validRun = await load(verdictUrl, valid, [pid]);
   const missingRun = await load(verdictUrl, base, [pid]);
+  const bareRun = await load(verdictUrl, { ...base, 'x-rampart-site': bare.body.id, cookie: `_ga=GA1.2.3; rampart_id=x; rampart_token=${bareToken}` }, [pid]);
   const half = Math.round(validRun.perSecond / 2);
   const halfP99 = p99AtRate(verdictUrl, valid, half);
 
@@ -139,10 +150,13 @@ try {
   const nginxRun = await load(nginxUrl, valid, workers);
   await backend.stop();
 
+  console.log(`# basic rules: ${ruleSet.body.state === 'loaded' ? `CRS ${ruleSet.body.version ?? '?'} at loose (paranoia level 1)` : 'no rule set installed'}`);
   line('verdict_per_core_valid_token', validRun.requests / validRun.cpu, '/s');
   line('verdict_per_core_missing_token', missingRun.requests / missingRun.cpu, '/s');
   line('verdict_cpu_us_valid_token', (validRun.cpu / validRun.requests) * 1e6, 'us', 1);
   line('verdict_cpu_us_missing_token', (missingRun.cpu / missingRun.requests) * 1e6, 'us', 1);
+  line('verdict_per_core_valid_token_rules_off', bareRun.requests / bareRun.cpu, '/s');
+  line('verdict_cpu_us_valid_token_rules_off', (bareRun.cpu / bareRun.requests) * 1e6, 'us', 1);
   line('verdict_throughput_valid_token', validRun.perSecond, '/s');
   line('verdict_p99_ms_full_load', validRun.p99ms, 'ms', 2);
   line('verdict_half_load_rate', half, '/s');
@@ -150,7 +164,9 @@ try {
   line('nginx_proxy_per_core', nginxRun.requests / nginxRun.cpu, '/s');
   line('nginx_proxy_throughput', nginxRun.perSecond, '/s');
   line('verdict_vs_nginx_proxy_per_core_ratio', validRun.requests / validRun.cpu / (nginxRun.requests / nginxRun.cpu), '', 2);
-  if (validRun.errors + missingRun.errors > 0) console.log(`# errors: valid ${validRun.errors}, missing ${missingRun.errors}`);
+  if (validRun.errors + missingRun.errors + bareRun.errors > 0) {
+    console.log(`# errors: valid ${validRun.errors}, missing ${missingRun.errors}, rules off ${bareRun.errors}`);
+  }
 } finally {
   await nginx.stop();
   await engine.stop();
