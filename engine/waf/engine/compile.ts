@@ -19,6 +19,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { compileMacro } from './macro.ts';
 import { groupOfFile } from './groups.ts';
 import { Prefilter } from './prefilter.ts';
+import { emptyBits, setBit, wordsFor } from './bits.ts';
 import { ValueCache } from './value-cache.ts';
 import { variableName } from './variable-name.ts';
 import type {
@@ -282,29 +283,36 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     const def = defaults[phase] ?? emptyDefaults();
     const transforms: Transformation[] = [...def.transforms];
     const transformNames: string[] = [...def.transformNames];
+    // Fields the transaction reads for every rule come first: they share the object's first
+    // cache lines.
     const rule: CompiledRule = {
       kind: 'rule',
+      group,
+      unconditional: d.kind === 'action',
+      operator: undefined,
+      txTarget: undefined,
+      targetSet: -1,
+      selectors: [],
+      prefilter: -1,
+      memo: -1,
+      multiMatch: false,
+      capture: false,
+      transformId: 0,
+      chain: undefined,
+      skipTo: undefined,
+      skip: 0,
+      setvars: [],
+      ctls: [],
+      variables: [],
+      exclusions: [],
       id: parent?.id ?? '',
       idNum: parent?.idNum ?? 0,
       phase,
       file: d.file,
       line: d.line,
-      group,
-      unconditional: d.kind === 'action',
-      variables: [],
-      exclusions: [],
-      operator: undefined,
       transforms,
       transformKey: '',
-      transformId: 0,
       transformPath: [],
-      prefilter: -1,
-      memo: -1,
-      targetSet: -1,
-      skipTo: undefined,
-      txTarget: undefined,
-      multiMatch: false,
-      capture: false,
       disruptive: undefined,
       allowScope: 'all',
       status: undefined,
@@ -318,11 +326,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
       rev: '',
       maturity: '',
       accuracy: '',
-      setvars: [],
-      ctls: [],
-      skip: 0,
       skipAfter: undefined,
-      chain: undefined,
       defaultDisruptive: def.disruptive,
       defaultStatus: def.status,
     };
@@ -563,6 +567,8 @@ export function compileRuleSet(input: CompileInput): CompileResult {
   const transformParent: number[] = [-1];
   const transformFn: (Transformation | undefined)[] = [undefined];
   const targetSets = new Map<string, number>();
+  const selectorIds = new Map<string, number>();
+  const selectors: CompiledVariable[] = [];
   const required: (readonly string[])[] = [];
   let memos = 0;
   for (const e of kept) {
@@ -590,6 +596,16 @@ export function compileRuleSet(input: CompileInput): CompileResult {
           targetSets.set(key, set);
         }
         r.targetSet = set;
+        r.selectors = r.variables.map((v) => {
+          const key = JSON.stringify(selectorKey(v));
+          let id = selectorIds.get(key);
+          if (id === undefined) {
+            id = selectors.length;
+            selectorIds.set(key, id);
+            selectors.push(v);
+          }
+          return id;
+        });
       }
       if (r.operator?.fn !== undefined) r.memo = memos++;
       const only = r.variables[0];
@@ -605,12 +621,18 @@ export function compileRuleSet(input: CompileInput): CompileResult {
         r.txTarget = only;
       }
       const needles = r.operator?.required;
-      if (needles !== undefined) {
-        r.prefilter = required.length;
-        required.push(needles);
+      if (needles !== undefined && r.memo >= 0) {
+        r.prefilter = r.memo;
+        required[r.memo] = needles;
       }
     }
   }
+  // Prefilter bits and misses share one index space (CompiledRule.memo); operators without
+  // required strings are always candidates until they miss.
+  required.length = memos;
+  const memoWords = wordsFor(memos);
+  const alwaysLive = emptyBits(memoWords);
+  for (let m = 0; m < memos; m++) if (required[m] === undefined) setBit(alwaysLive, m);
   const prefilter = new Prefilter(required);
   phases.forEach((list, phase) => {
     for (const e of list) {
@@ -624,7 +646,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords: Math.max(1, Math.ceil(memos / 32)), values: new ValueCache(), lastSets: [] },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, alwaysLive, values: new ValueCache(), lastSets: [], lastUnions: [], selectors },
     problems,
   };
 }

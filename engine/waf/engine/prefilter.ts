@@ -11,6 +11,8 @@
  * holding a needle holds its prefix, so the answer stays sound, and the table stays small.
  */
 
+import { type Bits, emptyBits, hasBit, setBit, wordsFor } from './bits.ts';
+
 const PREFIX = 8;
 
 export class Prefilter {
@@ -32,7 +34,7 @@ export class Prefilter {
 
   /** `lists[i]`: the strings of operator i (see OperatorDef.required). */
   constructor(lists: readonly (readonly string[])[]) {
-    this.words = Math.max(1, Math.ceil(lists.length / 32));
+    this.words = wordsFor(lists.length);
     const index = new Map<string, number>();
     lists.forEach((list, op) => {
       for (const raw of list) {
@@ -108,9 +110,9 @@ export class Prefilter {
     }
   }
 
-  /** The bits of the operators that could match `input` (bit i of word i >>> 5), or null for none. */
-  scan(input: string): Uint32Array | null {
-    let bits: Uint32Array | null = null;
+  /** The bits of the operators that could match `input`, or null for none. */
+  scan(input: string): Bits | null {
+    let bits: Bits | null = null;
     const scan = ++this.scanCount;
     const next = this.next;
     const classOf = this.classOf;
@@ -129,19 +131,19 @@ export class Prefilter {
         const n = own[t] as number;
         if (this.seen[n] === scan) continue;
         this.seen[n] = scan;
-        bits ??= new Uint32Array(this.words);
+        bits ??= emptyBits(this.words);
         const users = this.users[n] as number[];
         for (let u = 0; u < users.length; u++) {
           const op = users[u] as number;
-          bits[op >>> 5] = (bits[op >>> 5] as number) | (1 << (op & 31));
+          setBit(bits, op);
         }
       }
     }
     return bits;
   }
 
-  static has(bits: Uint32Array | null, op: number): boolean {
-    return bits !== null && ((bits[op >>> 5] as number) & (1 << (op & 31))) !== 0;
+  static has(bits: Bits | null | undefined, op: number): boolean {
+    return hasBit(bits, op);
   }
 }
 

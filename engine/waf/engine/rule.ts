@@ -3,6 +3,7 @@
  */
 import type { OperatorFn, OperatorDef, Transformation, CompileEnv } from '../types.ts';
 import type { Prefilter } from './prefilter.ts';
+import type { Bits } from './bits.ts';
 import type { ValueCache } from './value-cache.ts';
 import type { TargetList } from './target-list.ts';
 
@@ -90,7 +91,7 @@ export interface CompiledRule {
   transformId: number;
   /** The trie nodes of the chain's prefixes, shortest first (the last is transformId). */
   transformPath: number[];
-  /** This rule's bit in the prefilter (see prefilter.ts), or -1 when its operator has none. */
+  /** This rule's bit in the prefilter (see prefilter.ts; equal to memo), or -1 when its operator has none. */
   prefilter: number;
   /** This rule's bit in Operand.misses when its operator is compiled once (static argument), else -1. */
   memo: number;
@@ -100,6 +101,8 @@ export interface CompiledRule {
    * transaction resolves their targets once per id. -1: resolved per evaluation.
    */
   targetSet: number;
+  /** With a target set: the rule set's selector (CompiledRuleSet.selectors) of each variable. */
+  selectors: number[];
   /**
    * Set when the rule's only target is `TX:name` or `&TX:name` with no transformation, exclusion,
    * multiMatch or macro in the operator: evaluated without a target list.
@@ -165,10 +168,20 @@ export interface CompiledRuleSet {
   /** Number of distinct target sets (CompiledRule.targetSet < this). */
   targetSets: number;
   prefilter: Prefilter;
-  /** Words of Operand.misses. */
+  /** Words of Operand.misses and of the prefilter's bits (both indexed by CompiledRule.memo). */
   memoWords: number;
+  /** The memo bits of operators without a prefilter. */
+  alwaysLive: Bits;
   /** Transformed forms and prefilter answers of values, shared by the transactions. */
   values: ValueCache;
-  /** Per target set, the list the last transaction resolved (see Transaction.resolveSet). */
+  /**
+   * The distinct variables of target sets (without exclusions). The transaction resolves each
+   * once and asks the prefilter about a set through the union of its selectors, so a rule whose
+   * operator no target can satisfy is skipped before its set is built.
+   */
+  selectors: CompiledVariable[];
+  /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
+  /** Per target set, the unions the last transaction computed and the selector unions they came from. */
+  lastUnions: ({ sources: readonly unknown[]; perNode: (Bits | null | undefined)[] } | undefined)[];
 }

@@ -3,6 +3,7 @@
  * and value record of each, plus what the prefilter said about them.
  */
 import type { ValueRecord } from './value-cache.ts';
+import type { Bits } from './bits.ts';
 
 export class TargetList {
   count = 0;
@@ -10,7 +11,9 @@ export class TargetList {
   readonly keys: (string | undefined)[] = [];
   readonly values: ValueRecord[] = [];
   /** For shared lists, per trie node: the union of the targets' prefilter bits (see anyBits). */
-  anyBits: (Uint32Array | null | undefined)[] = [];
+  anyBits: (Bits | null | undefined)[] = [];
+  /** ValueCache.epoch when anyBits was started. */
+  epoch = 0;
 
   push(name: string, key: string | undefined, value: ValueRecord): void {
     const at = this.count++;

@@ -14,6 +14,7 @@ import { PARANOIA_KEYS } from './groups.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
 import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, Macro, SetVarAction } from './rule.ts';
 import { Prefilter } from './prefilter.ts';
+import { type Bits, emptyBits, setBit } from './bits.ts';
 import type { Operand, ValueRecord } from './value-cache.ts';
 import { TargetList } from './target-list.ts';
 import { formatLogLine } from './compat-log.ts';
@@ -63,6 +64,7 @@ function toInt(s: string | undefined): number {
 
 const NO_ENTRIES: Entry[] = [];
 const LEVELS = ['0', '1', '2', '3', '4'];
+const NO_VARIABLES: readonly CompiledVariable[] = [];
 
 const KEY_MATCHES = new WeakMap<RegExp, Map<string, boolean>>();
 
@@ -104,11 +106,14 @@ export class Transaction {
   /** Per distinct long value (short ones are in the rule set's ValueCache): its operands. */
   private readonly records = new Map<string, ValueRecord>();
   /** Operator input -> the prefilter's bits. */
-  private readonly scanned = new Map<string, Uint32Array | null>();
+  private readonly scanned = new Map<string, Bits | null>();
   /** Targets of rules without a target set, refilled per evaluation. */
   private readonly scratch = new TargetList();
   /** Per CompiledRule.targetSet, resolved once (until the request body or the response changes them). */
   private resolvedSets: (TargetList | undefined)[] = [];
+  /** Per CompiledRuleSet.selectors entry and per target set: see selectorList and setBits. */
+  private selectorLists: (TargetList | undefined)[] = [];
+  private setUnions: ((Bits | null | undefined)[] | undefined)[] = [];
   /** Per transaction: lower-cased keys of the stable collections, and their *_NAMES forms. */
   private readonly lowerKeys = new Map<readonly Entry[], string[]>();
   private readonly namesOf = new Map<readonly Entry[], Entry[]>();
@@ -196,6 +201,8 @@ export class Transaction {
   processResponse(res: WafResponse): WafOutcome {
     this.res = res;
     this.resolvedSets = [];
+    this.selectorLists = [];
+    this.setUnions = [];
     this.runPhase(3);
     this.runPhase(4);
     return this.outcome();
@@ -299,12 +306,13 @@ export class Transaction {
       if (rule.txTarget !== undefined && removed === undefined) return this.evaluateTx(rule, rule.txTarget, op);
       let targets: TargetList;
       if (rule.targetSet >= 0 && removed === undefined) {
-        targets = this.resolvedSets[rule.targetSet] ?? this.resolveSet(rule);
-        if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !Prefilter.has(this.anyBits(targets, rule.transformId), rule.prefilter)) {
-          // No target can match: skip the rule without visiting its targets.
+        if (rule.memo >= 0 && !op.negated && !rule.multiMatch && !Prefilter.has(this.setBits(rule), rule.memo)) {
+          // No target can match (the prefilter or an earlier miss says so): skip the rule
+          // without building its target list.
           if (this.matchedVars.length > 0) this.matchedVars = [];
           return false;
         }
+        targets = this.resolvedSets[rule.targetSet] ?? this.resolveSet(rule);
       } else {
         // Stays valid through the loop: actions run by recordMatch never resolve targets.
         targets = this.scratch;
@@ -447,18 +455,26 @@ export class Transaction {
     return r;
   }
 
-  /** The union of the prefilter's answers over a shared target list after one trie node's transformations. */
-  private anyBits(targets: TargetList, node: number): Uint32Array | null {
+  /**
+   * Over a shared target list after one trie node's transformations: the operators (by memo bit)
+   * that could match at least one target, i.e. that the prefilter lets through (or has no say on)
+   * and that have not already missed that target. Null when the list is empty.
+   */
+  private anyBits(targets: TargetList, node: number): Bits | null {
     let bits = targets.anyBits[node];
     if (bits !== undefined) return bits;
     bits = null;
+    const always = this.rs.alwaysLive;
     for (let t = 0; t < targets.count; t++) {
       const record = targets.values[t] as ValueRecord;
       const o = record.operands[node] ?? this.operandAt(node, record);
       const b = o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
-      if (b === null) continue;
-      if (bits === null) bits = b.slice();
-      else for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
+      const m = o.misses;
+      bits ??= emptyBits(always.length);
+      for (let w = 0; w < always.length; w++) {
+        const live = ((b === null ? 0 : (b[w] as number)) | (always[w] as number)) & ~(m === undefined ? 0 : (m[w] as number));
+        bits[w] = (bits[w] as number) | live;
+      }
     }
     targets.anyBits[node] = bits;
     return bits;
@@ -468,19 +484,20 @@ export class Transaction {
   private remember(o: Operand, memo: number): void {
     let misses = o.misses;
     if (misses === undefined) {
-      misses = o.misses = new Uint32Array(this.rs.memoWords);
+      misses = o.misses = emptyBits(this.rs.memoWords);
       this.rs.values.held(misses.length * 2);
     }
-    misses[memo >>> 5] = (misses[memo >>> 5] as number) | (1 << (memo & 31));
+    setBit(misses, memo);
+    this.rs.values.missed();
   }
 
-  private bitsOf(rule: CompiledRule, o: Operand): Uint32Array | null {
+  private bitsOf(rule: CompiledRule, o: Operand): Bits | null {
     if (rule.prefilter < 0) return null;
     return o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
   }
 
   /** The prefilter's answer for one operator input, once per distinct input. */
-  private candidates(input: string): Uint32Array | null {
+  private candidates(input: string): Bits | null {
     let bits = this.scanned.get(input);
     if (bits === undefined) {
       bits = this.rs.prefilter.scan(input);
@@ -686,12 +703,59 @@ export class Transaction {
     const list = new TargetList();
     this.resolveTargets(rule, undefined, list);
     this.resolvedSets[rule.targetSet] = list;
-    // The prefilter's unions are a function of the records alone: when this set holds the same
-    // values as in the last transaction (the same headers, say), they carry over.
-    const last = this.rs.lastSets[rule.targetSet];
-    if (last !== undefined && last.sameValues(list)) list.anyBits = last.anyBits;
-    else this.rs.lastSets[rule.targetSet] = list;
     return list;
+  }
+
+  /** One selector's targets, without exclusions, once per transaction (until the body or response). */
+  private selectorList(selector: number): TargetList {
+    let list = this.selectorLists[selector];
+    if (list !== undefined) return list;
+    list = new TargetList();
+    this.collect(this.rs.selectors[selector] as CompiledVariable, NO_VARIABLES, undefined, list);
+    this.selectorLists[selector] = list;
+    // The prefilter's unions are a function of the records alone: when this selector yields the
+    // same values as in the last transaction (the same headers, say), they carry over.
+    // Unions computed before new misses were learnt are only looser: they are carried over only
+    // while nothing new was learnt.
+    const epoch = this.rs.values.epoch;
+    const last = this.rs.lastSets[selector];
+    if (last !== undefined && last.epoch === epoch && last.sameValues(list)) list.anyBits = last.anyBits;
+    else {
+      list.epoch = epoch;
+      this.rs.lastSets[selector] = list;
+    }
+    return list;
+  }
+
+  /**
+   * The prefilter's union over a rule's target set after its transformations: the union of its
+   * selectors' unions, a superset when the set has exclusions, which a skip decision may use.
+   */
+  private setBits(rule: CompiledRule): Bits | null {
+    let perNode = this.setUnions[rule.targetSet];
+    if (perNode === undefined) {
+      // Carried over when every selector's unions are the very ones of the last transaction.
+      const last = this.rs.lastUnions[rule.targetSet];
+      const sources = rule.selectors.map((selector) => this.selectorList(selector).anyBits);
+      if (last !== undefined && sources.every((s, k) => s === last.sources[k])) perNode = last.perNode;
+      else {
+        perNode = [];
+        this.rs.lastUnions[rule.targetSet] = { sources, perNode };
+      }
+      this.setUnions[rule.targetSet] = perNode;
+    }
+    const node = rule.transformId;
+    let bits = perNode[node];
+    if (bits !== undefined) return bits;
+    bits = null;
+    for (const selector of rule.selectors) {
+      const b = this.anyBits(this.selectorList(selector), node);
+      if (b === null) continue;
+      if (bits === null) bits = b.slice();
+      else for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
+    }
+    perNode[node] = bits;
+    return bits;
   }
 
   private static excluded(name: string, lowerKey: string, key: string, list: readonly CompiledVariable[] | undefined): boolean {
@@ -1148,6 +1212,8 @@ export class Transaction {
     }
     this.argsCache = undefined;
     this.resolvedSets = [];
+    this.selectorLists = [];
+    this.setUnions = [];
   }
 
   private bodyError(msg: string): void {

@@ -9,13 +9,14 @@
  * or long values only empties the cache, and no request pays more than it would without it.
  * Values longer than LONGEST stay per transaction.
  */
+import type { Bits } from './bits.ts';
 
 export interface Operand {
   value: string;
   /** The prefilter's bits for `value`, once asked. */
-  bits: Uint32Array | null | undefined;
+  bits: Bits | null | undefined;
   /** Bit CompiledRule.memo set: that rule's operator is known not to match `value`. */
-  misses: Uint32Array | undefined;
+  misses: Bits | undefined;
 }
 
 /** One distinct value and what the transformation trie made of it so far. */
@@ -45,6 +46,13 @@ export class ValueCache {
       this.chars += value.length;
     }
     return r;
+  }
+
+  /** Incremented whenever an operand learns a miss (see Transaction.anyBits). */
+  epoch = 0;
+
+  missed(): void {
+    this.epoch++;
   }
 
   /** Accounts for a transformed form kept on one of the records. */
