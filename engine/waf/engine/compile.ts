@@ -19,7 +19,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { compileMacro } from './macro.ts';
 import { groupOfFile } from './groups.ts';
 import { Prefilter } from './prefilter.ts';
-import { emptyBits, setBit, wordsFor } from './bits.ts';
+import { wordsFor } from './bits.ts';
 import { ValueCache } from './value-cache.ts';
 import { variableName } from './variable-name.ts';
 import type {
@@ -621,18 +621,13 @@ export function compileRuleSet(input: CompileInput): CompileResult {
         r.txTarget = only;
       }
       const needles = r.operator?.required;
-      if (needles !== undefined && r.memo >= 0) {
-        r.prefilter = r.memo;
-        required[r.memo] = needles;
+      if (needles !== undefined) {
+        r.prefilter = required.length;
+        required.push(needles);
       }
     }
   }
-  // Prefilter bits and misses share one index space (CompiledRule.memo); operators without
-  // required strings are always candidates until they miss.
-  required.length = memos;
   const memoWords = wordsFor(memos);
-  const alwaysLive = emptyBits(memoWords);
-  for (let m = 0; m < memos; m++) if (required[m] === undefined) setBit(alwaysLive, m);
   const prefilter = new Prefilter(required);
   phases.forEach((list, phase) => {
     for (const e of list) {
@@ -646,7 +641,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, alwaysLive, values: new ValueCache(), lastSets: [], lastUnions: [], selectors },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(), lastSets: [], lastUnions: [], selectors },
     problems,
   };
 }

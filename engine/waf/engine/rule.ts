@@ -91,7 +91,7 @@ export interface CompiledRule {
   transformId: number;
   /** The trie nodes of the chain's prefixes, shortest first (the last is transformId). */
   transformPath: number[];
-  /** This rule's bit in the prefilter (see prefilter.ts; equal to memo), or -1 when its operator has none. */
+  /** This rule's bit in the prefilter (see prefilter.ts), or -1 when its operator has none. */
   prefilter: number;
   /** This rule's bit in Operand.misses when its operator is compiled once (static argument), else -1. */
   memo: number;
@@ -168,10 +168,8 @@ export interface CompiledRuleSet {
   /** Number of distinct target sets (CompiledRule.targetSet < this). */
   targetSets: number;
   prefilter: Prefilter;
-  /** Words of Operand.misses and of the prefilter's bits (both indexed by CompiledRule.memo). */
+  /** Words of Operand.misses. */
   memoWords: number;
-  /** The memo bits of operators without a prefilter. */
-  alwaysLive: Bits;
   /** Transformed forms and prefilter answers of values, shared by the transactions. */
   values: ValueCache;
   /**

@@ -12,8 +12,6 @@ export class TargetList {
   readonly values: ValueRecord[] = [];
   /** For shared lists, per trie node: the union of the targets' prefilter bits (see anyBits). */
   anyBits: (Bits | null | undefined)[] = [];
-  /** ValueCache.epoch when anyBits was started. */
-  epoch = 0;
 
   push(name: string, key: string | undefined, value: ValueRecord): void {
     const at = this.count++;

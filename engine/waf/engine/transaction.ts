@@ -306,9 +306,8 @@ export class Transaction {
       if (rule.txTarget !== undefined && removed === undefined) return this.evaluateTx(rule, rule.txTarget, op);
       let targets: TargetList;
       if (rule.targetSet >= 0 && removed === undefined) {
-        if (rule.memo >= 0 && !op.negated && !rule.multiMatch && !Prefilter.has(this.setBits(rule), rule.memo)) {
-          // No target can match (the prefilter or an earlier miss says so): skip the rule
-          // without building its target list.
+        if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !Prefilter.has(this.setBits(rule), rule.prefilter)) {
+          // No target can match: skip the rule without building its target list.
           if (this.matchedVars.length > 0) this.matchedVars = [];
           return false;
         }
@@ -455,26 +454,18 @@ export class Transaction {
     return r;
   }
 
-  /**
-   * Over a shared target list after one trie node's transformations: the operators (by memo bit)
-   * that could match at least one target, i.e. that the prefilter lets through (or has no say on)
-   * and that have not already missed that target. Null when the list is empty.
-   */
+  /** The union of the prefilter's answers over a shared target list after one trie node's transformations. */
   private anyBits(targets: TargetList, node: number): Bits | null {
     let bits = targets.anyBits[node];
     if (bits !== undefined) return bits;
     bits = null;
-    const always = this.rs.alwaysLive;
     for (let t = 0; t < targets.count; t++) {
       const record = targets.values[t] as ValueRecord;
       const o = record.operands[node] ?? this.operandAt(node, record);
       const b = o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
-      const m = o.misses;
-      bits ??= emptyBits(always.length);
-      for (let w = 0; w < always.length; w++) {
-        const live = ((b === null ? 0 : (b[w] as number)) | (always[w] as number)) & ~(m === undefined ? 0 : (m[w] as number));
-        bits[w] = (bits[w] as number) | live;
-      }
+      if (b === null) continue;
+      if (bits === null) bits = b.slice();
+      else for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
     }
     targets.anyBits[node] = bits;
     return bits;
@@ -488,7 +479,6 @@ export class Transaction {
       this.rs.values.held(misses.length * 2);
     }
     setBit(misses, memo);
-    this.rs.values.missed();
   }
 
   private bitsOf(rule: CompiledRule, o: Operand): Bits | null {
@@ -715,15 +705,9 @@ export class Transaction {
     this.selectorLists[selector] = list;
     // The prefilter's unions are a function of the records alone: when this selector yields the
     // same values as in the last transaction (the same headers, say), they carry over.
-    // Unions computed before new misses were learnt are only looser: they are carried over only
-    // while nothing new was learnt.
-    const epoch = this.rs.values.epoch;
     const last = this.rs.lastSets[selector];
-    if (last !== undefined && last.epoch === epoch && last.sameValues(list)) list.anyBits = last.anyBits;
-    else {
-      list.epoch = epoch;
-      this.rs.lastSets[selector] = list;
-    }
+    if (last !== undefined && last.sameValues(list)) list.anyBits = last.anyBits;
+    else this.rs.lastSets[selector] = list;
     return list;
   }
 

@@ -48,13 +48,6 @@ export class ValueCache {
     return r;
   }
 
-  /** Incremented whenever an operand learns a miss (see Transaction.anyBits). */
-  epoch = 0;
-
-  missed(): void {
-    this.epoch++;
-  }
-
   /** Accounts for a transformed form kept on one of the records. */
   held(chars: number): void {
     this.chars += chars;
