@@ -641,7 +641,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(), lastSets: [], lastUnions: [], selectors },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors },
     problems,
   };
 }

@@ -180,6 +180,4 @@ export interface CompiledRuleSet {
   selectors: CompiledVariable[];
   /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
-  /** Per target set, the unions the last transaction computed and the selector unions they came from. */
-  lastUnions: ({ sources: readonly unknown[]; perNode: (Bits | null | undefined)[] } | undefined)[];
 }

@@ -15,7 +15,7 @@ import { buildRequestLineData, type Entry, type RequestLineData } from './reques
 import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, Macro, SetVarAction } from './rule.ts';
 import { Prefilter } from './prefilter.ts';
 import { type Bits, emptyBits, setBit } from './bits.ts';
-import type { Operand, ValueRecord } from './value-cache.ts';
+import { newRecord, type Operand, type ValueRecord } from './value-cache.ts';
 import { TargetList } from './target-list.ts';
 import { formatLogLine } from './compat-log.ts';
 
@@ -105,15 +105,12 @@ export class Transaction {
   private readonly persistent = new Map<string, Map<string, Entry>>();
   /** Per distinct long value (short ones are in the rule set's ValueCache): its operands. */
   private readonly records = new Map<string, ValueRecord>();
-  /** Operator input -> the prefilter's bits. */
-  private readonly scanned = new Map<string, Bits | null>();
   /** Targets of rules without a target set, refilled per evaluation. */
   private readonly scratch = new TargetList();
   /** Per CompiledRule.targetSet, resolved once (until the request body or the response changes them). */
   private resolvedSets: (TargetList | undefined)[] = [];
-  /** Per CompiledRuleSet.selectors entry and per target set: see selectorList and setBits. */
+  /** Per CompiledRuleSet.selectors entry: see selectorList. */
   private selectorLists: (TargetList | undefined)[] = [];
-  private setUnions: ((Bits | null | undefined)[] | undefined)[] = [];
   /** Per transaction: lower-cased keys of the stable collections, and their *_NAMES forms. */
   private readonly lowerKeys = new Map<readonly Entry[], string[]>();
   private readonly namesOf = new Map<readonly Entry[], Entry[]>();
@@ -202,7 +199,6 @@ export class Transaction {
     this.res = res;
     this.resolvedSets = [];
     this.selectorLists = [];
-    this.setUnions = [];
     this.runPhase(3);
     this.runPhase(4);
     return this.outcome();
@@ -306,7 +302,7 @@ export class Transaction {
       if (rule.txTarget !== undefined && removed === undefined) return this.evaluateTx(rule, rule.txTarget, op);
       let targets: TargetList;
       if (rule.targetSet >= 0 && removed === undefined) {
-        if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !Prefilter.has(this.setBits(rule), rule.prefilter)) {
+        if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !this.mayMatch(rule)) {
           // No target can match: skip the rule without building its target list.
           if (this.matchedVars.length > 0) this.matchedVars = [];
           return false;
@@ -448,7 +444,7 @@ export class Transaction {
     if (shared !== undefined) return shared;
     let r = this.records.get(value);
     if (r === undefined) {
-      r = { operands: [{ value, bits: undefined, misses: undefined }] };
+      r = newRecord(value, this.rs.transformFn.length);
       this.records.set(value, r);
     }
     return r;
@@ -486,15 +482,11 @@ export class Transaction {
     return o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
   }
 
-  /** The prefilter's answer for one operator input, once per distinct input. */
+  /** The prefilter's answer for one operator input (kept on its operand by the callers). */
   private candidates(input: string): Bits | null {
-    let bits = this.scanned.get(input);
-    if (bits === undefined) {
-      bits = this.rs.prefilter.scan(input);
-      this.scanned.set(input, bits);
-    }
-    return bits;
+    return this.rs.prefilter.scan(input);
   }
+
 
   private onFullMatch(rule: CompiledRule): void {
     const sev = severityNumber(rule.severity);
@@ -712,35 +704,18 @@ export class Transaction {
   }
 
   /**
-   * The prefilter's union over a rule's target set after its transformations: the union of its
-   * selectors' unions, a superset when the set has exclusions, which a skip decision may use.
+   * Whether the prefilter lets at least one target of a rule's set through after its
+   * transformations: asked of each selector's union (a superset when the set has exclusions,
+   * which a skip decision may use).
    */
-  private setBits(rule: CompiledRule): Bits | null {
-    let perNode = this.setUnions[rule.targetSet];
-    if (perNode === undefined) {
-      // Carried over when every selector's unions are the very ones of the last transaction.
-      const last = this.rs.lastUnions[rule.targetSet];
-      const sources = rule.selectors.map((selector) => this.selectorList(selector).anyBits);
-      if (last !== undefined && sources.every((s, k) => s === last.sources[k])) perNode = last.perNode;
-      else {
-        perNode = [];
-        this.rs.lastUnions[rule.targetSet] = { sources, perNode };
-      }
-      this.setUnions[rule.targetSet] = perNode;
-    }
+  private mayMatch(rule: CompiledRule): boolean {
     const node = rule.transformId;
-    let bits = perNode[node];
-    if (bits !== undefined) return bits;
-    bits = null;
     for (const selector of rule.selectors) {
-      const b = this.anyBits(this.selectorList(selector), node);
-      if (b === null) continue;
-      if (bits === null) bits = b.slice();
-      else for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
+      if (Prefilter.has(this.anyBits(this.selectorList(selector), node), rule.prefilter)) return true;
     }
-    perNode[node] = bits;
-    return bits;
+    return false;
   }
+
 
   private static excluded(name: string, lowerKey: string, key: string, list: readonly CompiledVariable[] | undefined): boolean {
     if (list === undefined) return false;
@@ -1197,7 +1172,6 @@ export class Transaction {
     this.argsCache = undefined;
     this.resolvedSets = [];
     this.selectorLists = [];
-    this.setUnions = [];
   }
 
   private bodyError(msg: string): void {

@@ -28,7 +28,17 @@ export interface ValueRecord {
 const LONGEST = 512;
 const BUDGET = 2_000_000;
 
+/** A record with room for every trie node (one allocation, no growth). */
+export function newRecord(value: string, nodes: number): ValueRecord {
+  const operands = new Array<Operand | undefined>(nodes);
+  operands[0] = { value, bits: undefined, misses: undefined };
+  return { operands };
+}
+
 export class ValueCache {
+  /** `nodes`: the size of the rule set's transformation trie. */
+  constructor(private readonly nodes: number) {}
+
   private readonly records = new Map<string, ValueRecord>();
   private chars = 0;
 
@@ -41,7 +51,7 @@ export class ValueCache {
         this.records.clear();
         this.chars = 0;
       }
-      r = { operands: [{ value, bits: undefined, misses: undefined }] };
+      r = newRecord(value, this.nodes);
       this.records.set(value, r);
       this.chars += value.length;
     }
