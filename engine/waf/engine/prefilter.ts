@@ -64,7 +64,7 @@ export class Prefilter {
     this.classes = classes;
 
     // The trie, then fail links breadth-first, filling in the missing transitions as we go.
-    const children: Map<number, number>[] = [new Map()];
+    const children: Map<number, number>[] = [new Map<number, number>()];
     const own: number[] = [-1];
     needles.forEach((needle, n) => {
       let s = 0;
@@ -73,7 +73,7 @@ export class Prefilter {
         let t = (children[s] as Map<number, number>).get(cls);
         if (t === undefined) {
           t = children.length;
-          children.push(new Map());
+          children.push(new Map<number, number>());
           own.push(-1);
           (children[s] as Map<number, number>).set(cls, t);
         }

@@ -3,7 +3,6 @@
  */
 import type { OperatorFn, OperatorDef, Transformation, CompileEnv } from '../types.ts';
 import type { Prefilter } from './prefilter.ts';
-import type { Bits } from './bits.ts';
 import type { ValueCache } from './value-cache.ts';
 import type { TargetList } from './target-list.ts';
 

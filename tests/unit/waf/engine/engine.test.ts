@@ -288,7 +288,7 @@ describe('outcome', () => {
     expect(r.ids).toEqual(['1']);
   });
   it('reports rules it cannot compile with their line', () => {
-    expect(run(`SecRule ARGS "@pm x" "id:1,phase:1,pass,log"`).problems[0]).toMatch(/^1: unsupported operator/);
+    expect(run(`SecRule ARGS "@detectSQLi" "id:1,phase:1,pass,log"`).problems[0]).toMatch(/^1: unsupported operator/);
   });
 });
 

@@ -35,6 +35,16 @@ export const OPS: ReadonlyMap<string, OperatorDef> = new Map<string, OperatorDef
   ['contains', { name: 'contains', compile: (arg) => (input) => input.includes(arg) }],
   ['within', { name: 'within', compile: (arg) => (input) => arg.includes(input) }],
   ['unconditionalmatch', { name: 'unconditionalMatch', compile: () => () => true }],
+  [
+    // @pm whose required list names only the first phrase: deliberately incomplete, so tests can
+    // see the engine trust OperatorDef.required.
+    'pm',
+    {
+      name: 'pm',
+      compile: (arg) => (input) => arg.split(' ').some((w) => input.toLowerCase().includes(w)),
+      required: (arg) => [arg.split(' ')[0] ?? ''],
+    },
+  ],
 ]);
 
 export const TRANSFORMS: ReadonlyMap<string, Transformation> = new Map<string, Transformation>([

@@ -11,9 +11,15 @@ function t(name: string, input: string): string {
 const CASES: Record<string, [string, string][]> = {
   lowercase: [
     ['SELECT \xc9', 'select \xc9'],
+    ['SELECT \xb5\xaa', 'select \xb5\xaa'],
+    ['already lower', 'already lower'],
     ['', ''],
   ],
-  uppercase: [['select \xe9', 'SELECT \xe9']],
+  uppercase: [
+    ['select \xe9', 'SELECT \xe9'],
+    ['select \xb5\xdf\xff', 'SELECT \xb5\xdf\xff'],
+    ['select \xaa', 'SELECT \xaa'],
+  ],
   urlDecode: [
     ['a%20b+c', 'a b c'],
     ['%41%4a%4A', 'AJJ'],
@@ -59,6 +65,11 @@ const CASES: Record<string, [string, string][]> = {
     ['C^O"M"M;A,N\\D  /c (Foo)', 'comm a nd/c(foo)'],
     ['w\'h\'o"a"mi', 'whoami'],
     ['cat\t\n/etc/passwd', 'cat/etc/passwd'],
+    ['nothing to do here', 'nothing to do here'],
+    ['a  b', 'a b'],
+    ['a /b (c', 'a/b(c'],
+    ['a\x0bb', 'a\x0bb'],
+    ['\u0141x', 'Ax'],
   ],
   compressWhitespace: [
     ['a \t\r\n b\xa0\xa0c', 'a b c'],
@@ -141,6 +152,12 @@ describe('transformations (ModSecurity byte semantics)', () => {
       for (const [input, expected] of cases) expect(t(name, input), JSON.stringify(input)).toBe(expected);
     });
   }
+
+  it('builds long results like short ones (past the fast path for short strings)', () => {
+    const tail = 'x'.repeat(3000);
+    expect(t('normalizePath', `/a/./b/${tail}`)).toBe(`/a/b/${tail}`);
+    expect(t('cmdLine', `A;B${tail}`)).toBe(`a b${tail}`);
+  });
 
   it('sha1 and md5 give raw digest bytes', () => {
     expect(Buffer.from(t('sha1', 'abc'), 'latin1').toString('hex')).toBe('a9993e364706816aba3e25717850c26c9cd0d89d');
