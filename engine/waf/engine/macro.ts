@@ -18,11 +18,15 @@ export function compileMacro(source: string): Macro {
     const dot = body.search(/[.:]/);
     parts.push(
       dot < 0
-        ? { collection: variableName(body), key: undefined }
-        : { collection: variableName(body.slice(0, dot)), key: body.slice(dot + 1) },
+        ? { collection: variableName(body), key: undefined, selector: undefined }
+        : literalPart(variableName(body.slice(0, dot)), body.slice(dot + 1)),
     );
     last = at + m[0].length;
   }
   if (last < source.length) parts.push(source.slice(last));
   return { source, parts, constant: false };
+}
+
+function literalPart(collection: string, key: string): MacroPart {
+  return { collection, key, selector: { kind: 'literal', value: key, lower: key.toLowerCase() } };
 }

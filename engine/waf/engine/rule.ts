@@ -7,7 +7,7 @@ import type { ValueCache } from './value-cache.ts';
 import type { TargetList } from './target-list.ts';
 
 /** A string with %{...} macros, split once at compile time. */
-export type MacroPart = string | { collection: string; key: string | undefined };
+export type MacroPart = string | { collection: string; key: string | undefined; selector: LiteralKey | undefined };
 export interface Macro {
   source: string;
   parts: MacroPart[];
@@ -15,9 +15,12 @@ export interface Macro {
   constant: boolean;
 }
 
-export type KeySelector =
-  | { kind: 'literal'; value: string; lower: string }
-  | { kind: 'regex'; re: RegExp; source: string };
+export type KeySelector = LiteralKey | { kind: 'regex'; re: RegExp; source: string };
+export interface LiteralKey {
+  kind: 'literal';
+  value: string;
+  lower: string;
+}
 
 export interface CompiledVariable {
   name: string;

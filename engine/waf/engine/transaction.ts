@@ -12,7 +12,7 @@ import { parseXml, type XmlResult } from './body/xml.ts';
 import { inRanges, tagMatches } from './compile.ts';
 import { PARANOIA_KEYS } from './groups.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
-import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, Macro, SetVarAction } from './rule.ts';
+import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, LiteralKey, Macro, SetVarAction } from './rule.ts';
 import { Prefilter } from './prefilter.ts';
 import { type Bits, emptyBits, setBit } from './bits.ts';
 import { newRecord, type Operand, type ValueRecord } from './value-cache.ts';
@@ -628,7 +628,7 @@ export class Transaction {
         out += this.ruleField(p.key ?? '');
         continue;
       }
-      out += this.firstValue(p.collection, p.key) ?? '';
+      out += this.firstValue(p.collection, p.selector) ?? '';
     }
     return out;
   }
@@ -790,12 +790,11 @@ export class Transaction {
   }
 
   /** The first value a macro's variable yields (`%{tx.score}`, `%{REQUEST_HEADERS.host}`), or undefined. */
-  private firstValue(collection: string, key: string | undefined): string | undefined {
-    const lower = key?.toLowerCase();
-    if (collection === 'TX' && key !== undefined) return this.txValue({ kind: 'literal', value: key, lower: lower as string });
-    const entries = this.collection(collection, key === undefined ? undefined : { kind: 'literal', value: key, lower: lower as string });
+  private firstValue(collection: string, key: LiteralKey | undefined): string | undefined {
+    if (collection === 'TX' && key !== undefined) return this.txValue(key);
+    const entries = this.collection(collection, key);
     if (entries === undefined) return this.scalar(collection);
-    for (const e of entries) if (lower === undefined || e[0].toLowerCase() === lower) return e[1];
+    for (const e of entries) if (key === undefined || e[0].toLowerCase() === key.lower) return e[1];
     return undefined;
   }
 
@@ -805,12 +804,12 @@ export class Transaction {
     return this.txList;
   }
 
-  private txValue(key: KeySelector & { kind: 'literal' }): string | undefined {
+  private txValue(key: LiteralKey): string | undefined {
     if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) return LEVELS[this.paranoiaOverride] ?? String(this.paranoiaOverride);
     return this.tx.get(key.lower)?.[1];
   }
 
-  private txKey(key: KeySelector & { kind: 'literal' }): string {
+  private txKey(key: LiteralKey): string {
     if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) return key.value;
     return this.tx.get(key.lower)?.[0] ?? key.value;
   }
