@@ -32,6 +32,7 @@ import type {
   EngineConfig,
   KeySelector,
   PhaseEntry,
+  PhasePlan,
   SetVarAction,
 } from './rule.ts';
 
@@ -629,6 +630,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
   }
   const memoWords = wordsFor(memos);
   const prefilter = new Prefilter(required);
+  const plans = phases.map(planOf);
   phases.forEach((list, phase) => {
     for (const e of list) {
       if (e.kind !== 'rule') continue;
@@ -641,7 +643,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans },
     problems,
   };
 }
@@ -690,6 +692,24 @@ const FIXED_AFTER_BODY: ReadonlySet<string> = new Set([
   'SERVER_NAME',
   'AUTH_TYPE',
 ]);
+
+/** The skip plan of one phase (see PhasePlan). */
+function planOf(list: readonly PhaseEntry[]): PhasePlan {
+  const prefilter = new Int32Array(list.length).fill(-1);
+  const node = new Int32Array(list.length);
+  const start = new Int32Array(list.length + 1);
+  const selectors: number[] = [];
+  list.forEach((e, i) => {
+    start[i] = selectors.length;
+    if (e.kind !== 'rule' || e.unconditional || e.targetSet < 0 || e.prefilter < 0 || e.multiMatch) return;
+    if (e.operator === undefined || e.operator.negated || e.txTarget !== undefined) return;
+    prefilter[i] = e.prefilter;
+    node[i] = e.transformId;
+    selectors.push(...e.selectors);
+  });
+  start[list.length] = selectors.length;
+  return { prefilter, node, start, selectors: Int32Array.from(selectors) };
+}
 
 function selectorKey(v: CompiledVariable): unknown[] {
   return [v.name, v.count, v.key?.kind, v.key === undefined ? '' : v.key.kind === 'literal' ? v.key.value : v.key.source];

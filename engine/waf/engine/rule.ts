@@ -157,6 +157,18 @@ export interface EngineConfig {
   argumentsLimit: number;
 }
 
+/**
+ * Per phase, per position in its list, what the transaction needs to skip a rule the prefilter
+ * rules out without reading the rule itself: its prefilter bit (-1: not skippable this way), its
+ * transformation trie node and its selectors (selectors[start[i]] up to selectors[start[i + 1]]).
+ */
+export interface PhasePlan {
+  prefilter: Int32Array;
+  node: Int32Array;
+  start: Int32Array;
+  selectors: Int32Array;
+}
+
 export interface CompiledRuleSet {
   /** Index 1..5; index 0 unused. */
   phases: PhaseEntry[][];
@@ -180,6 +192,8 @@ export interface CompiledRuleSet {
    * operator no target can satisfy is skipped before its set is built.
    */
   selectors: CompiledVariable[];
+  /** Index 0..5 like phases. */
+  plans: PhasePlan[];
   /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
 }

@@ -12,7 +12,7 @@ import { parseXml, type XmlResult } from './body/xml.ts';
 import { inRanges, tagMatches } from './compile.ts';
 import { PARANOIA_KEYS } from './groups.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
-import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, LiteralKey, Macro, SetVarAction } from './rule.ts';
+import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, LiteralKey, Macro, PhasePlan, SetVarAction } from './rule.ts';
 import { Prefilter } from './prefilter.ts';
 import { type Bits, emptyBits, setBit } from './bits.ts';
 import { newRecord, type Operand, type ValueRecord } from './value-cache.ts';
@@ -228,8 +228,14 @@ export class Transaction {
     if (phase < 5 && (this.interrupted || this.allowAll)) return;
     if (phase <= 2 && this.allowRequest) return;
     const list = this.rs.phases[phase] ?? [];
+    const plan = this.rs.plans[phase] as PhasePlan;
     let i = 0;
     while (i < list.length) {
+      // A rule none of whose targets passes the prefilter cannot match: skipped without reading it.
+      if ((plan.prefilter[i] as number) >= 0 && !this.planMayMatch(plan, i)) {
+        i++;
+        continue;
+      }
       const e = list[i];
       if (e === undefined || e.kind === 'marker') {
         i++;
@@ -701,6 +707,16 @@ export class Transaction {
     if (last !== undefined && last.sameValues(list)) list.anyBits = last.anyBits;
     else this.rs.lastSets[selector] = list;
     return list;
+  }
+
+  private planMayMatch(plan: PhasePlan, i: number): boolean {
+    const bit = plan.prefilter[i] as number;
+    const node = plan.node[i] as number;
+    const end = plan.start[i + 1] as number;
+    for (let s = plan.start[i] as number; s < end; s++) {
+      if (Prefilter.has(this.anyBits(this.selectorList(plan.selectors[s] as number), node), bit)) return true;
+    }
+    return false;
   }
 
   /**
