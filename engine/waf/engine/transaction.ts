@@ -438,7 +438,7 @@ export class Transaction {
     let o = input;
     if (out !== input.value) {
       o = { value: out, bits: undefined, misses: undefined };
-      this.rs.values.held(out.length);
+      this.rs.values.heldOperand(out);
     }
     record.operands[node] = o;
     return o;
@@ -464,7 +464,7 @@ export class Transaction {
     for (let t = 0; t < targets.count; t++) {
       const record = targets.values[t] as ValueRecord;
       const o = record.operands[node] ?? this.operandAt(node, record);
-      const b = o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
+      const b = o.bits === undefined ? this.scanOperand(o) : o.bits;
       if (b === null) continue;
       if (bits === null) bits = b.slice();
       else for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
@@ -478,20 +478,24 @@ export class Transaction {
     let misses = o.misses;
     if (misses === undefined) {
       misses = o.misses = emptyBits(this.rs.memoWords);
-      this.rs.values.held(misses.length * 2);
+      this.rs.values.heldBits(misses.length);
     }
     setBit(misses, memo);
   }
 
   private bitsOf(rule: CompiledRule, o: Operand): Bits | null {
     if (rule.prefilter < 0) return null;
-    return o.bits === undefined ? (o.bits = this.candidates(o.value)) : o.bits;
+    return o.bits === undefined ? this.scanOperand(o) : o.bits;
   }
 
-  /** The prefilter's answer for one operator input (kept on its operand by the callers). */
-  private candidates(input: string): Bits | null {
-    return this.rs.prefilter.scan(input);
+  /** The prefilter's answer for one operand, kept on it. */
+  private scanOperand(o: Operand): Bits | null {
+    const bits = this.rs.prefilter.scan(o.value);
+    o.bits = bits;
+    if (bits !== null) this.rs.values.heldBits(bits.length);
+    return bits;
   }
+
 
 
   private onFullMatch(rule: CompiledRule): void {

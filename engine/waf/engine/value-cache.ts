@@ -5,9 +5,9 @@
  * names and common paths repeat from request to request, and then cost nothing to transform or
  * scan again.
  *
- * Bounded by characters held (values and every transformed form), not entries: a flood of unique
- * or long values only empties the cache, and no request pays more than it would without it.
- * Values longer than LONGEST stay per transaction.
+ * Bounded by an estimate of the bytes held (records, values, transformed forms, prefilter answers,
+ * misses), not by entries: a flood of unique or long values only empties the cache, and no
+ * request pays more than it would without it. Values longer than LONGEST stay per transaction.
  */
 import type { Bits } from './bits.ts';
 
@@ -26,7 +26,10 @@ export interface ValueRecord {
 }
 
 const LONGEST = 512;
-const BUDGET = 2_000_000;
+/** About 24 MB; the estimates below are rough (object headers, map entries, one byte per char). */
+const BUDGET = 24 * 1024 * 1024;
+const RECORD_BYTES = 96;
+const OPERAND_BYTES = 64;
 
 /** A record with room for every trie node (one allocation, no growth). */
 export function newRecord(value: string, nodes: number): ValueRecord {
@@ -40,26 +43,31 @@ export class ValueCache {
   constructor(private readonly nodes: number) {}
 
   private readonly records = new Map<string, ValueRecord>();
-  private chars = 0;
+  private bytes = 0;
 
   /** The shared record of a short value, or undefined for a long one. */
   get(value: string): ValueRecord | undefined {
     if (value.length > LONGEST) return undefined;
     let r = this.records.get(value);
     if (r === undefined) {
-      if (this.chars > BUDGET) {
+      if (this.bytes > BUDGET) {
         this.records.clear();
-        this.chars = 0;
+        this.bytes = 0;
       }
       r = newRecord(value, this.nodes);
       this.records.set(value, r);
-      this.chars += value.length;
+      this.bytes += RECORD_BYTES + OPERAND_BYTES + 8 * this.nodes + value.length;
     }
     return r;
   }
 
   /** Accounts for a transformed form kept on one of the records. */
-  held(chars: number): void {
-    this.chars += chars;
+  heldOperand(value: string): void {
+    this.bytes += OPERAND_BYTES + value.length;
+  }
+
+  /** Accounts for a bit set kept on one of the operands. */
+  heldBits(words: number): void {
+    this.bytes += 32 + 8 * words;
   }
 }
