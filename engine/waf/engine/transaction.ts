@@ -64,6 +64,7 @@ function toInt(s: string | undefined): number {
 
 const NO_ENTRIES: Entry[] = [];
 const LEVELS = ['0', '1', '2', '3', '4'];
+const CAPTURE_KEYS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 const NO_VARIABLES: readonly CompiledVariable[] = [];
 
 const KEY_MATCHES = new WeakMap<RegExp, Map<string, boolean>>();
@@ -115,6 +116,8 @@ export class Transaction {
   private readonly lowerKeys = new Map<readonly Entry[], string[]>();
   private readonly namesOf = new Map<readonly Entry[], Entry[]>();
   private readonly stableNames = new Set<readonly Entry[]>();
+  /** Lists made by matchedVarsList: never cached by identity. */
+  private readonly matchedLists = new WeakSet<readonly Entry[]>();
   private readonly state: MatchState = { capture: false, captures: [] };
 
   // Request body results.
@@ -136,7 +139,10 @@ export class Transaction {
   // Per-rule and per-match state.
   private matchedVar = '';
   private matchedVarName = '';
-  private matchedVars: Entry[] = [];
+  /** MATCHED_VARS of the rule being evaluated: names and values, the first matchedCount valid. */
+  private readonly matchedNames: string[] = [];
+  private readonly matchedValues: string[] = [];
+  private matchedCount = 0;
   private currentRule: CompiledRule | undefined;
   private paranoiaOverride: number | undefined;
 
@@ -246,7 +252,7 @@ export class Transaction {
         continue;
       }
       this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
-      if (this.matchedVars.length > 0) this.matchedVars = [];
+      this.matchedCount = 0;
       const ok = this.evaluate(e);
       this.paranoiaOverride = undefined;
       if (!ok) {
@@ -310,7 +316,7 @@ export class Transaction {
       if (rule.targetSet >= 0 && removed === undefined) {
         if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !this.mayMatch(rule)) {
           // No target can match: skip the rule without building its target list.
-          if (this.matchedVars.length > 0) this.matchedVars = [];
+          this.matchedCount = 0;
           return false;
         }
         targets = this.resolvedSets[rule.targetSet] ?? this.resolveSet(rule);
@@ -320,7 +326,7 @@ export class Transaction {
         targets.count = 0;
         this.resolveTargets(rule, removed, targets);
       }
-      if (this.matchedVars.length > 0) this.matchedVars = [];
+      this.matchedCount = 0;
       const values = targets.values;
       const count = targets.count;
       const node = rule.transformId;
@@ -357,7 +363,7 @@ export class Transaction {
 
   /** A rule whose one target is `TX:name` or `&TX:name` (a third of CRS's rules): no target list. */
   private evaluateTx(rule: CompiledRule, target: CompiledVariable, op: CompiledOperator): boolean {
-    if (this.matchedVars.length > 0) this.matchedVars = [];
+    this.matchedCount = 0;
     const key = target.key as KeySelector & { kind: 'literal' };
     const value = this.txValue(key);
     let input: string;
@@ -377,12 +383,13 @@ export class Transaction {
   private recordMatch(rule: CompiledRule, name: string, value: string): void {
     this.matchedVar = value;
     this.matchedVarName = name;
-    this.matchedVars.push([name, value]);
+    this.matchedNames[this.matchedCount] = name;
+    this.matchedValues[this.matchedCount++] = value;
     if (rule.capture) {
       const caps = this.state.captures;
       for (let i = 0; i < 10; i++) {
         const c = caps[i];
-        if (c !== undefined) this.setTx(String(i), c);
+        if (c !== undefined) this.setTx(CAPTURE_KEYS[i] as string, c);
       }
     }
     this.onMatch(rule);
@@ -843,12 +850,20 @@ export class Transaction {
     return (this.argsCache ??= this.line.argsGet.concat(this.argsPost));
   }
 
+  /** MATCHED_VARS as a collection (built when a rule reads it; it changes with every match). */
+  private matchedVarsList(): Entry[] {
+    const list: Entry[] = [];
+    for (let k = 0; k < this.matchedCount; k++) list.push([this.matchedNames[k] as string, this.matchedValues[k] as string]);
+    this.matchedLists.add(list);
+    return list;
+  }
+
   /** A collection's names as a collection (ARGS_NAMES), kept per transaction for stable ones. */
   private names(entries: readonly Entry[]): Entry[] {
     let names = this.namesOf.get(entries);
     if (names === undefined) {
       names = entries.map(([k]) => [k, k]);
-      if (entries !== this.matchedVars) {
+      if (!this.matchedLists.has(entries)) {
         this.namesOf.set(entries, names);
         this.stableNames.add(names);
       }
@@ -919,9 +934,9 @@ export class Transaction {
         return r === undefined ? NO_ENTRIES : ['id', 'msg', 'severity', 'logdata', 'ver', 'rev', 'phase'].map((f) => [f, this.ruleField(f)]);
       }
       case 'MATCHED_VARS':
-        return this.matchedVars;
+        return this.matchedVarsList();
       case 'MATCHED_VARS_NAMES':
-        return this.names(this.matchedVars);
+        return this.names(this.matchedVarsList());
       case 'XML': {
         if (this.xml === undefined || this.xml.error !== undefined) return NO_ENTRIES;
         const path = key?.kind === 'literal' ? key.value : '/*';
