@@ -21,7 +21,7 @@ import { groupOfFile } from './groups.ts';
 import { Prefilter } from './prefilter.ts';
 import { wordsFor } from './bits.ts';
 import { ValueCache } from './value-cache.ts';
-import { variableName } from './variable-name.ts';
+import { lowerKey, variableName } from './variable-name.ts';
 import type {
   CompiledMarker,
   CompiledRule,
@@ -87,7 +87,7 @@ function basename(p: string): string {
 export function compileKey(key: VariableSelector['key']): KeySelector | undefined {
   if (key === undefined) return undefined;
   if (key.kind === 'regex') return { kind: 'regex', re: new RegExp(key.source, 'i'), source: key.source };
-  return { kind: 'literal', value: key.value, lower: key.value.toLowerCase() };
+  return { kind: 'literal', value: key.value, lower: lowerKey(key.value) };
 }
 
 /** Parses a target written in a ctl or SecRuleUpdateTarget: `ARGS:foo`, `!ARGS:/re/`, `REQUEST_COOKIES`. */
@@ -114,7 +114,7 @@ export function parseTarget(text: string): CompiledVariable & { exclude: boolean
     key =
       rawKey.length >= 2 && rawKey.startsWith('/') && rawKey.endsWith('/')
         ? { kind: 'regex', re: new RegExp(rawKey.slice(1, -1), 'i'), source: rawKey.slice(1, -1) }
-        : { kind: 'literal', value: rawKey, lower: rawKey.toLowerCase() };
+        : { kind: 'literal', value: rawKey, lower: lowerKey(rawKey) };
   }
   return { name, key, count, exclude };
 }
@@ -151,9 +151,9 @@ function parseSetVar(value: string): SetVarAction {
   if (dot < 0) throw new CompileError(`setvar '${value}' has no collection`);
   const collection = variableName(lhs.slice(0, dot));
   const key = compileMacro(lhs.slice(dot + 1));
-  const lowerKey = key.constant ? key.source.toLowerCase() : undefined;
-  if (del) return { collection, key, lowerKey, op: 'delete', value: compileMacro('') };
-  if (eq < 0) return { collection, key, lowerKey, op: 'set', value: compileMacro('1') };
+  const lower = key.constant ? lowerKey(key.source) : undefined;
+  if (del) return { collection, key, lowerKey: lower, op: 'delete', value: compileMacro('') };
+  if (eq < 0) return { collection, key, lowerKey: lower, op: 'set', value: compileMacro('1') };
   let rhs = v.slice(eq + 1);
   let op: SetVarAction['op'] = 'set';
   if (rhs.startsWith('+')) {
@@ -163,7 +163,7 @@ function parseSetVar(value: string): SetVarAction {
     op = 'sub';
     rhs = rhs.slice(1);
   }
-  return { collection, key, lowerKey, op, value: compileMacro(rhs) };
+  return { collection, key, lowerKey: lower, op, value: compileMacro(rhs) };
 }
 
 function parseCtl(value: string): CtlAction {

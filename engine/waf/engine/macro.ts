@@ -3,7 +3,7 @@
  * Split once at compile time; expanded by the transaction.
  */
 import type { Macro, MacroPart } from './rule.ts';
-import { variableName } from './variable-name.ts';
+import { lowerKey, variableName } from './variable-name.ts';
 
 const MACRO = /%\{([^}]+)\}/g;
 
@@ -28,5 +28,5 @@ export function compileMacro(source: string): Macro {
 }
 
 function literalPart(collection: string, key: string): MacroPart {
-  return { collection, key, selector: { kind: 'literal', value: key, lower: key.toLowerCase() } };
+  return { collection, key, selector: { kind: 'literal', value: key, lower: lowerKey(key) } };
 }

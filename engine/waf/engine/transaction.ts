@@ -11,6 +11,7 @@ import { parseJson } from './body/json.ts';
 import { parseXml, type XmlResult } from './body/xml.ts';
 import { inRanges, tagMatches } from './compile.ts';
 import { PARANOIA_KEYS } from './groups.ts';
+import { lowerKey } from './variable-name.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
 import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, LiteralKey, Macro, PhasePlan, SetVarAction } from './rule.ts';
 import { Prefilter } from './prefilter.ts';
@@ -559,7 +560,7 @@ export class Transaction {
   // -------------------------------------------------------------------------------------------
 
   private setTx(key: string, value: string): void {
-    this.tx.set(key.toLowerCase(), [key, value]);
+    this.tx.set(lowerKey(key), [key, value]);
     this.txList = undefined;
   }
 
