@@ -1,4 +1,4 @@
-import { translatePcre } from '#engine/waf/regex';
+import { translatePcre, type TranslatedRegex } from '#engine/waf/regex';
 import type { OperatorDef } from '../types.ts';
 
 /**
@@ -14,7 +14,7 @@ import type { OperatorDef } from '../types.ts';
 export const rx: OperatorDef = {
   name: 'rx',
   compile(argument) {
-    const translated = translatePcre(argument === '' ? '.*' : argument, { dotall: true, dollarEndOnly: true });
+    const translated = translate(argument);
     const re = new RegExp(translated.source, translated.flags);
     const groups = translated.groups;
     const identity = groups.every((g, n) => g === n);
@@ -30,6 +30,19 @@ export const rx: OperatorDef = {
     };
   },
   required(argument) {
-    return translatePcre(argument === '' ? '.*' : argument, { dotall: true, dollarEndOnly: true }).required;
+    return translate(argument).required;
   },
 };
+
+// The engine asks for `required` right after `compile` with the same argument: the last
+// translation is kept so a pattern is translated once.
+let lastArgument: string | undefined;
+let lastTranslation: TranslatedRegex | undefined;
+
+function translate(argument: string): TranslatedRegex {
+  if (argument === lastArgument && lastTranslation !== undefined) return lastTranslation;
+  const translated = translatePcre(argument === '' ? '.*' : argument, { dotall: true, dollarEndOnly: true });
+  lastArgument = argument;
+  lastTranslation = translated;
+  return translated;
+}
