@@ -10,9 +10,10 @@
  * the proxying worker. Throughput is driven by autocannon (in this process, 32 connections); the
  * half-load latency by hey at a fixed rate over 8 keep-alive connections.
  *
- * The site is a default one: its basic application rules (CRS at loose, i.e. paranoia level 1, when
- * a rule set is installed) run on every verdict. A second site with all 12 rule groups switched off
- * shows what the rest of the pipeline costs.
+ * Two sites: the pipeline of the request-path issue (site, lists, threat store, token, bot verdict,
+ * anti-bot rules, access log) with the basic application rules switched off (all 12 groups off: the
+ * `verdict_*` lines), and a default site whose basic rules (CRS at loose, paranoia level 1, when a
+ * rule set is installed) inspect every verdict too (the `*_basic_rules` lines).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -127,12 +128,18 @@ try {
   const verdictUrl = `http://127.0.0.1:${gatewayPort}/_rampart/verdict`;
   const pid = engine.child.pid!;
 
+  const bareBase = { ...base, 'x-rampart-site': bare.body.id };
+  const bareValid = { ...bareBase, cookie: `_ga=GA1.2.3; rampart_id=x; rampart_token=${bareToken}` };
   await load(verdictUrl, valid, [pid]); // warm-up: JIT, caches, LevelDB
-  const validRun = await load(verdictUrl, valid, [pid]);
-  const missingRun = await load(verdictUrl, base, [pid]);
-  const bareRun = await load(verdictUrl, { ...base, 'x-rampart-site': bare.body.id, cookie: `_ga=GA1.2.3; rampart_id=x; rampart_token=${bareToken}` }, [pid]);
+  await load(verdictUrl, bareValid, [pid]);
+  const validRun = await load(verdictUrl, bareValid, [pid]);
+  const missingRun = await load(verdictUrl, bareBase, [pid]);
   const half = Math.round(validRun.perSecond / 2);
-  const halfP99 = p99AtRate(verdictUrl, valid, half);
+  const halfP99 = p99AtRate(verdictUrl, bareValid, half);
+  const rulesRun = await load(verdictUrl, valid, [pid]);
+  const rulesMissingRun = await load(verdictUrl, base, [pid]);
+  const rulesHalf = Math.round(rulesRun.perSecond / 2);
+  const rulesHalfP99 = p99AtRate(verdictUrl, valid, rulesHalf);
 
   // Reference: nginx proxying the same requests (one worker) to an nginx that answers 204.
   const proxyPort = await freePort();
@@ -146,27 +153,29 @@ try {
     }`);
   const workers = childPids(nginx.pid!);
   const nginxUrl = `http://127.0.0.1:${proxyPort}/products/42?ref=home`;
-  await load(nginxUrl, valid, workers);
-  const nginxRun = await load(nginxUrl, valid, workers);
+  await load(nginxUrl, bareValid, workers);
+  const nginxRun = await load(nginxUrl, bareValid, workers);
   await backend.stop();
 
-  console.log(`# basic rules: ${ruleSet.body.state === 'loaded' ? `CRS ${ruleSet.body.version ?? '?'} at loose (paranoia level 1)` : 'no rule set installed'}`);
   line('verdict_per_core_valid_token', validRun.requests / validRun.cpu, '/s');
   line('verdict_per_core_missing_token', missingRun.requests / missingRun.cpu, '/s');
   line('verdict_cpu_us_valid_token', (validRun.cpu / validRun.requests) * 1e6, 'us', 1);
   line('verdict_cpu_us_missing_token', (missingRun.cpu / missingRun.requests) * 1e6, 'us', 1);
-  line('verdict_per_core_valid_token_rules_off', bareRun.requests / bareRun.cpu, '/s');
-  line('verdict_cpu_us_valid_token_rules_off', (bareRun.cpu / bareRun.requests) * 1e6, 'us', 1);
   line('verdict_throughput_valid_token', validRun.perSecond, '/s');
   line('verdict_p99_ms_full_load', validRun.p99ms, 'ms', 2);
   line('verdict_half_load_rate', half, '/s');
   line('verdict_p99_ms_half_load', halfP99, 'ms', 2);
+  console.log(`# basic rules: ${ruleSet.body.state === 'loaded' ? `CRS ${ruleSet.body.version ?? '?'} at loose (paranoia level 1)` : 'no rule set installed'}`);
+  line('verdict_per_core_valid_token_basic_rules', rulesRun.requests / rulesRun.cpu, '/s');
+  line('verdict_per_core_missing_token_basic_rules', rulesMissingRun.requests / rulesMissingRun.cpu, '/s');
+  line('verdict_cpu_us_valid_token_basic_rules', (rulesRun.cpu / rulesRun.requests) * 1e6, 'us', 1);
+  line('verdict_half_load_rate_basic_rules', rulesHalf, '/s');
+  line('verdict_p99_ms_half_load_basic_rules', rulesHalfP99, 'ms', 2);
   line('nginx_proxy_per_core', nginxRun.requests / nginxRun.cpu, '/s');
   line('nginx_proxy_throughput', nginxRun.perSecond, '/s');
   line('verdict_vs_nginx_proxy_per_core_ratio', validRun.requests / validRun.cpu / (nginxRun.requests / nginxRun.cpu), '', 2);
-  if (validRun.errors + missingRun.errors + bareRun.errors > 0) {
-    console.log(`# errors: valid ${validRun.errors}, missing ${missingRun.errors}, rules off ${bareRun.errors}`);
-  }
+  const errors = [validRun, missingRun, rulesRun, rulesMissingRun].map((r) => r.errors);
+  if (errors.some((e) => e > 0)) console.log(`# errors (valid, missing, with rules valid, missing): ${errors.join(', ')}`);
 } finally {
   await nginx.stop();
   await engine.stop();
