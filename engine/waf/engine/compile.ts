@@ -21,6 +21,7 @@ import { groupOfFile } from './groups.ts';
 import { Prefilter } from './prefilter.ts';
 import { wordsFor } from './bits.ts';
 import { ValueCache } from './value-cache.ts';
+import { newLevelPlanCache, txOnlyPrefix } from './level-plan.ts';
 import { lowerKey, variableName } from './variable-name.ts';
 import type {
   CompiledMarker,
@@ -643,7 +644,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
     problems,
   };
 }

@@ -5,6 +5,7 @@ import type { OperatorFn, OperatorDef, Transformation, CompileEnv } from '../typ
 import type { Prefilter } from './prefilter.ts';
 import type { ValueCache } from './value-cache.ts';
 import type { TargetList } from './target-list.ts';
+import type { Entry } from './request-data.ts';
 
 /** A string with %{...} macros, split once at compile time. */
 export type MacroPart = string | { collection: string; key: string | undefined; selector: LiteralKey | undefined };
@@ -196,4 +197,43 @@ export interface CompiledRuleSet {
   plans: PhasePlan[];
   /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
+  /** Phase 1 entries [0, txPrefix) read and write only TX (see level-plan.ts). */
+  txPrefix: number;
+  /** Per level profile: guard outcomes and the TX snapshot (see level-plan.ts). */
+  levelPlans: LevelPlanCache;
 }
+
+/** The TX state after the phase-1 prefix of TX-only rules (CompiledRuleSet.txPrefix). */
+export interface TxSnapshot {
+  tx: ReadonlyMap<string, Entry>;
+  /** Where phase 1 continues. */
+  resume: number;
+  matchedVar: string;
+  matchedVarName: string;
+  highestSeverity: number;
+  currentRule: CompiledRule | undefined;
+  /** The engine mode the prefix ran under (a matching `deny` would differ between On and DetectionOnly). */
+  ruleEngine: string;
+}
+
+export interface LevelPlan {
+  readonly paranoiaLevel: number;
+  /**
+   * Per phase (index 1..5), per entry: EVALUATE, NEVER (a guard that cannot match at these
+   * levels) or ALWAYS (a guard that matches, with no effect but MATCHED_VAR and its jump).
+   */
+  readonly fates: Int8Array[];
+  /** For ALWAYS entries: the MATCHED_VAR and MATCHED_VAR_NAME the guard's match sets. */
+  readonly guardValues: string[][];
+  readonly guardNames: string[][];
+  /** undefined: not taken yet; null: the prefix cannot be replayed (it matched, logged or disrupted). */
+  snapshot: TxSnapshot | null | undefined;
+}
+
+/** Plans by level array identity (sites prepare a profile once) and, for fresh arrays, by value. */
+export interface LevelPlanCache {
+  byArray: WeakMap<readonly number[], LevelPlan>;
+  byKey: Map<string, LevelPlan>;
+}
+
+

@@ -13,7 +13,21 @@ import { inRanges, tagMatches } from './compile.ts';
 import { PARANOIA_KEYS } from './groups.ts';
 import { lowerKey } from './variable-name.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
-import type { CompiledOperator, CompiledRule, CompiledRuleSet, CompiledVariable, CtlAction, KeySelector, LiteralKey, Macro, PhasePlan, SetVarAction } from './rule.ts';
+import type {
+  CompiledOperator,
+  CompiledRule,
+  CompiledRuleSet,
+  CompiledVariable,
+  CtlAction,
+  KeySelector,
+  LevelPlan,
+  LiteralKey,
+  Macro,
+  PhasePlan,
+  SetVarAction,
+  TxSnapshot,
+} from './rule.ts';
+import { ALWAYS, levelPlanFor, NEVER } from './level-plan.ts';
 import { Prefilter } from './prefilter.ts';
 import { type Bits, emptyBits, setBit } from './bits.ts';
 import { newRecord, type Operand, type ValueRecord } from './value-cache.ts';
@@ -67,6 +81,18 @@ const NO_ENTRIES: Entry[] = [];
 const LEVELS = ['0', '1', '2', '3', '4'];
 const CAPTURE_KEYS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 const NO_VARIABLES: readonly CompiledVariable[] = [];
+/** The request a TX snapshot is taken with (its rules read none of it). */
+const TEMPLATE_REQUEST: WafRequest = {
+  method: 'GET',
+  uri: '/',
+  protocol: 'HTTP/1.1',
+  headers: [],
+  body: null,
+  remoteAddr: '127.0.0.1',
+  remotePort: 0,
+  serverAddr: '127.0.0.1',
+  serverPort: 80,
+};
 
 const KEY_MATCHES = new WeakMap<RegExp, Map<string, boolean>>();
 
@@ -102,7 +128,8 @@ export class Transaction {
   private res: WafResponse | undefined;
   private readonly started = process.hrtime.bigint();
 
-  private readonly tx = new Map<string, Entry>();
+  private tx = new Map<string, Entry>();
+  private readonly levelPlan: LevelPlan;
   private txList: Entry[] | undefined;
   private readonly persistent = new Map<string, Map<string, Entry>>();
   /** Per distinct long value (short ones are in the rule set's ValueCache): its operands. */
@@ -171,6 +198,7 @@ export class Transaction {
     this.rs = rs;
     this.req = req;
     this.opts = opts;
+    this.levelPlan = levelPlanFor(rs, opts.groupLevels, opts.paranoiaLevel);
     this.ruleEngine = rs.config.ruleEngine;
     this.bodyAccess = rs.config.requestBodyAccess;
     this.bodyLimit = rs.config.requestBodyLimit;
@@ -234,10 +262,26 @@ export class Transaction {
     if (this.ruleEngine === 'Off') return;
     if (phase < 5 && (this.interrupted || this.allowAll)) return;
     if (phase <= 2 && this.allowRequest) return;
+    let i = 0;
+    if (phase === 1 && this.rs.txPrefix > 0) i = this.fromSnapshot();
+    this.runFrom(phase, i, (this.rs.phases[phase] ?? []).length);
+  }
+
+  /**
+   * Runs a phase's entries from index `i` until one at or past `end`; returns where it stopped,
+   * or -1 when a rule ended the phase (interruption, allow).
+   */
+  private runFrom(phase: number, start: number, end: number): number {
     const list = this.rs.phases[phase] ?? [];
     const plan = this.rs.plans[phase] as PhasePlan;
-    let i = 0;
-    while (i < list.length) {
+    const fates = this.levelPlan.fates[phase] as Int8Array;
+    let i = start;
+    while (i < end) {
+      const fate = fates[i] as number;
+      if (fate === NEVER) {
+        i++;
+        continue;
+      }
       // A rule none of whose targets passes the prefilter cannot match: skipped without reading it.
       if ((plan.prefilter[i] as number) >= 0 && !this.planMayMatch(plan, i)) {
         i++;
@@ -252,20 +296,27 @@ export class Transaction {
         i++;
         continue;
       }
-      this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
-      this.matchedCount = 0;
-      const ok = this.evaluate(e);
-      this.paranoiaOverride = undefined;
-      if (!ok) {
-        i++;
-        continue;
-      }
-      this.onFullMatch(e);
-      if (this.interrupted && phase < 5) return;
-      if (this.allowAll || (this.allowRequest && phase <= 2)) return;
-      if (this.allowPhase) {
-        this.allowPhase = false;
-        return;
+      if (fate === ALWAYS) {
+        // A paranoia guard whose outcome the level profile fixes: its match sets MATCHED_VAR and jumps.
+        this.currentRule = e;
+        this.matchedVar = this.levelPlan.guardValues[phase]?.[i] as string;
+        this.matchedVarName = this.levelPlan.guardNames[phase]?.[i] as string;
+      } else {
+        this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
+        this.matchedCount = 0;
+        const ok = this.evaluate(e);
+        this.paranoiaOverride = undefined;
+        if (!ok) {
+          i++;
+          continue;
+        }
+        this.onFullMatch(e);
+        if (this.interrupted && phase < 5) return -1;
+        if (this.allowAll || (this.allowRequest && phase <= 2)) return -1;
+        if (this.allowPhase) {
+          this.allowPhase = false;
+          return -1;
+        }
       }
       if (e.skipTo !== undefined) {
         i = e.skipTo;
@@ -279,6 +330,42 @@ export class Transaction {
         i++;
       }
     }
+    return i;
+  }
+
+  /**
+   * Starts phase 1 from the TX state its leading TX-only rules produce under this level profile
+   * (taken once by running them in a template transaction); returns where phase 1 continues.
+   */
+  private fromSnapshot(): number {
+    const plan = this.levelPlan;
+    let snap = plan.snapshot;
+    if (snap === undefined) snap = plan.snapshot = this.takeSnapshot();
+    if (snap === null || snap.ruleEngine !== this.ruleEngine) return 0;
+    this.tx = new Map(snap.tx);
+    this.txList = undefined;
+    this.matchedVar = snap.matchedVar;
+    this.matchedVarName = snap.matchedVarName;
+    this.currentRule = snap.currentRule;
+    if (snap.highestSeverity < this.highestSeverity) this.highestSeverity = snap.highestSeverity;
+    return snap.resume;
+  }
+
+  private takeSnapshot(): TxSnapshot | null {
+    const t = new Transaction(this.rs, TEMPLATE_REQUEST, { ...this.opts, logSink: undefined });
+    // The prefix reads no request data (compile.ts checks), so any request gives the same TX.
+    const resume = t.runFrom(1, 0, this.rs.txPrefix);
+    if (resume < 0 || t.matched.length > 0 || t.interrupted || t.allowAll || t.allowRequest || t.allowPhase) return null;
+    if (t.ruleEngine !== this.ruleEngine || t.removedRanges.length > 0 || t.removedTargets.length > 0) return null;
+    return {
+      tx: t.tx,
+      resume,
+      matchedVar: t.matchedVar,
+      matchedVarName: t.matchedVarName,
+      highestSeverity: t.highestSeverity,
+      currentRule: t.currentRule,
+      ruleEngine: this.ruleEngine,
+    };
   }
 
   private allowPhase = false;

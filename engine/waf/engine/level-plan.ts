@@ -1,0 +1,120 @@
+/**
+ * What a rule set does that depends only on the group levels of a transaction, worked out once per
+ * distinct level profile: which paranoia guards (`SecRule TX:EXECUTING_PARANOIA_LEVEL "@lt 2"
+ * "pass,nolog,skipAfter:..."`) match, and the TX state the leading TX-only rules of phase 1 leave
+ * behind (the snapshot itself is taken by the transaction, which knows how to run rules).
+ */
+import type { MatchState } from '../types.ts';
+import type { CompiledRule, CompiledRuleSet, LevelPlan, LevelPlanCache, Macro, PhaseEntry } from './rule.ts';
+import { PARANOIA_KEYS } from './groups.ts';
+
+/** Fates of a phase entry under a level profile. */
+export const EVALUATE = 0;
+export const NEVER = 1;
+export const ALWAYS = 2;
+
+const LEVELS = ['0', '1', '2', '3', '4'];
+const MAX_KEYED_PLANS = 64;
+
+export function newLevelPlanCache(): LevelPlanCache {
+  return { byArray: new WeakMap(), byKey: new Map() };
+}
+
+export function levelPlanFor(rs: CompiledRuleSet, levels: readonly number[], paranoiaLevel: number): LevelPlan {
+  const cache = rs.levelPlans;
+  const known = cache.byArray.get(levels);
+  if (known !== undefined && known.paranoiaLevel === paranoiaLevel) return known;
+  const key = `${paranoiaLevel}:${levels.join(',')}`;
+  let plan = cache.byKey.get(key);
+  if (plan === undefined) {
+    plan = buildLevelPlan(rs.phases, levels, paranoiaLevel);
+    if (cache.byKey.size >= MAX_KEYED_PLANS) cache.byKey.clear();
+    cache.byKey.set(key, plan);
+  }
+  cache.byArray.set(levels, plan);
+  return plan;
+}
+
+function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number[], paranoiaLevel: number): LevelPlan {
+  const state: MatchState = { capture: false, captures: [] };
+  const fates: Int8Array[] = [];
+  const guardValues: string[][] = [];
+  const guardNames: string[][] = [];
+  for (const list of phases) {
+    const fate = new Int8Array(list.length);
+    const values: string[] = [];
+    const names: string[] = [];
+    list.forEach((e, i) => {
+      if (e.kind !== 'rule' || !isLevelGuard(e)) return;
+      const level = levels[e.group];
+      if (level === undefined) return;
+      const input = LEVELS[level] ?? String(level);
+      const op = e.operator;
+      const fn = op?.fn;
+      if (op === undefined || fn === undefined) return;
+      if (fn(input, state) === op.negated) {
+        fate[i] = NEVER;
+        return;
+      }
+      fate[i] = ALWAYS;
+      values[i] = input;
+      names[i] = `TX:${e.txTarget?.key?.kind === 'literal' ? e.txTarget.key.value : ''}`;
+    });
+    fates.push(fate);
+    guardValues.push(values);
+    guardNames.push(names);
+  }
+  return { paranoiaLevel, fates, guardValues, guardNames, snapshot: undefined };
+}
+
+/**
+ * A rule of a CRS group reading one paranoia key: the transaction answers those keys from the
+ * group's level (not from TX), so the rule's outcome is fixed by the profile. Only rules whose
+ * match has no effect beyond MATCHED_VAR and a jump qualify: no chain, capture, setvar, ctl, log,
+ * severity or disruptive action.
+ */
+function isLevelGuard(rule: CompiledRule): boolean {
+  if (rule.group < 0 || rule.unconditional || rule.chain !== undefined) return false;
+  const target = rule.txTarget;
+  if (target === undefined || target.count || target.key?.kind !== 'literal' || !PARANOIA_KEYS.has(target.key.lower)) return false;
+  if (rule.operator?.fn === undefined || rule.operator.dynamic !== undefined) return false;
+  if (rule.capture || rule.setvars.length > 0 || rule.ctls.length > 0 || rule.log || rule.severity !== '') return false;
+  let action = rule.disruptive ?? rule.defaultDisruptive;
+  if (action === 'block') action = rule.defaultDisruptive === 'block' ? 'deny' : rule.defaultDisruptive;
+  return action === 'pass';
+}
+
+/**
+ * The length of the leading run of phase-1 entries that read only TX and write only TX (no
+ * capture, ctl, other collection or request-dependent macro): their effect is the same for every
+ * request with the same level profile.
+ */
+export function txOnlyPrefix(list: readonly PhaseEntry[]): number {
+  let i = 0;
+  while (i < list.length) {
+    const e = list[i] as PhaseEntry;
+    if (e.kind === 'rule' && !txOnly(e)) break;
+    i++;
+  }
+  return i;
+}
+
+function txOnly(rule: CompiledRule): boolean {
+  for (let link: CompiledRule | undefined = rule; link !== undefined; link = link.chain) {
+    if (link.capture || link.ctls.length > 0 || link.multiMatch) return false;
+    if (!link.unconditional) {
+      if (link.operator === undefined || link.variables.length === 0) return false;
+      for (const v of link.variables) if (v.name !== 'TX') return false;
+      if (link.operator.dynamic !== undefined && !txMacro(link.operator.dynamic)) return false;
+    }
+    for (const sv of link.setvars) if (sv.collection !== 'TX' || !txMacro(sv.key) || !txMacro(sv.value)) return false;
+  }
+  return true;
+}
+
+/** A macro that reads only TX or the rule's own fields. */
+function txMacro(m: Macro): boolean {
+  if (m.constant) return true;
+  for (const p of m.parts) if (typeof p !== 'string' && p.collection !== 'TX' && p.collection !== 'RULE') return false;
+  return true;
+}
