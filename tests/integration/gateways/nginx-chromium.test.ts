@@ -236,7 +236,8 @@ describe('other run modes through nginx', () => {
   });
 
   it('nginx reported no errors talking to Rampart', async () => {
-    expect(await nginx.errorLog()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+    const problems = (await nginx.errorLog()).split('\n').filter((l) => /\[(error|crit|alert|emerg)\]/.test(l));
+    expect(problems).toEqual([]);
   });
 });
 
@@ -284,6 +285,7 @@ describe('basic application rules (CRS 3.3.4 at loose) through nginx', () => {
   });
 
   it('nginx still reported no errors', async () => {
-    expect(await nginx.errorLog()).not.toMatch(/\[(error|crit|alert|emerg)\]/);
+    const problems = (await nginx.errorLog()).split('\n').filter((l) => /\[(error|crit|alert|emerg)\]/.test(l));
+    expect(problems).toEqual([]);
   });
 });
