@@ -631,7 +631,8 @@ export function compileRuleSet(input: CompileInput): CompileResult {
   }
   const memoWords = wordsFor(memos);
   const prefilter = new Prefilter(required);
-  const plans = phases.map(planOf);
+  const unionIds = new Map<string, number>();
+  const plans = phases.map((list) => planOf(list, unionIds));
   phases.forEach((list, phase) => {
     for (const e of list) {
       if (e.kind !== 'rule') continue;
@@ -644,7 +645,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, unions: unionIds.size, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
     problems,
   };
 }
@@ -694,11 +695,12 @@ const FIXED_AFTER_BODY: ReadonlySet<string> = new Set([
   'AUTH_TYPE',
 ]);
 
-/** The skip plan of one phase (see PhasePlan). */
-function planOf(list: readonly PhaseEntry[]): PhasePlan {
+/** The skip plan of one phase (see PhasePlan); `unionIds` numbers the unions across phases. */
+function planOf(list: readonly PhaseEntry[], unionIds: Map<string, number>): PhasePlan {
   const prefilter = new Int32Array(list.length).fill(-1);
   const node = new Int32Array(list.length);
   const start = new Int32Array(list.length + 1);
+  const union = new Int32Array(list.length).fill(-1);
   const selectors: number[] = [];
   list.forEach((e, i) => {
     start[i] = selectors.length;
@@ -707,9 +709,16 @@ function planOf(list: readonly PhaseEntry[]): PhasePlan {
     prefilter[i] = e.prefilter;
     node[i] = e.transformId;
     selectors.push(...e.selectors);
+    const key = `${e.transformId}:${[...new Set(e.selectors)].sort((a, b) => a - b).join(',')}`;
+    let id = unionIds.get(key);
+    if (id === undefined) {
+      id = unionIds.size;
+      unionIds.set(key, id);
+    }
+    union[i] = id;
   });
   start[list.length] = selectors.length;
-  return { prefilter, node, start, selectors: Int32Array.from(selectors) };
+  return { prefilter, node, start, selectors: Int32Array.from(selectors), union };
 }
 
 function selectorKey(v: CompiledVariable): unknown[] {

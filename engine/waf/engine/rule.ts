@@ -168,6 +168,11 @@ export interface PhasePlan {
   node: Int32Array;
   start: Int32Array;
   selectors: Int32Array;
+  /**
+   * Per entry: its union (CompiledRuleSet.unions), the same for every rule with the same
+   * selectors and trie node, so the transaction ORs their prefilter answers once.
+   */
+  union: Int32Array;
 }
 
 export interface CompiledRuleSet {
@@ -195,6 +200,8 @@ export interface CompiledRuleSet {
   selectors: CompiledVariable[];
   /** Index 0..5 like phases. */
   plans: PhasePlan[];
+  /** Number of distinct (selectors, trie node) unions of the plans (PhasePlan.union < this). */
+  unions: number;
   /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
   /** Phase 1 entries [0, txPrefix) read and write only TX (see level-plan.ts). */

@@ -101,11 +101,19 @@ const KEY_MATCHES = new WeakMap<RegExp, Map<string, boolean>>();
  * selector: the same TX and argument names come back in every transaction.
  */
 function keyMatches(re: RegExp, key: string): boolean {
+  return memoMatches(keyMemo(re), re, key);
+}
+
+function keyMemo(re: RegExp): Map<string, boolean> {
   let memo = KEY_MATCHES.get(re);
   if (memo === undefined) {
     memo = new Map();
     KEY_MATCHES.set(re, memo);
   }
+  return memo;
+}
+
+function memoMatches(memo: Map<string, boolean>, re: RegExp, key: string): boolean {
   let hit = memo.get(key);
   if (hit === undefined) {
     hit = re.test(key);
@@ -140,6 +148,8 @@ export class Transaction {
   private resolvedSets: (TargetList | undefined)[] = [];
   /** Per CompiledRuleSet.selectors entry: see selectorList. */
   private selectorLists: (TargetList | undefined)[] = [];
+  /** Per PhasePlan.union: the prefilter answers of its selectors ORed (reset with selectorLists). */
+  private unions: (Bits | null | undefined)[] = [];
   /** Per transaction: lower-cased keys of the stable collections, and their *_NAMES forms. */
   private readonly lowerKeys = new Map<readonly Entry[], string[]>();
   private readonly namesOf = new Map<readonly Entry[], Entry[]>();
@@ -234,6 +244,7 @@ export class Transaction {
     this.res = res;
     this.resolvedSets = [];
     this.selectorLists = [];
+    this.unions = [];
     this.runPhase(3);
     this.runPhase(4);
     return this.outcome();
@@ -808,14 +819,33 @@ export class Transaction {
     return list;
   }
 
+  /** Whether any target of entry i's selectors passes the prefilter for its operator. */
   private planMayMatch(plan: PhasePlan, i: number): boolean {
-    const bit = plan.prefilter[i] as number;
+    const u = plan.union[i] as number;
+    let bits = this.unions[u];
+    if (bits === undefined) bits = this.unions[u] = this.unionOf(plan, i);
+    return Prefilter.has(bits, plan.prefilter[i] as number);
+  }
+
+  /** The OR of the prefilter answers over entry i's selectors after its transformations. */
+  private unionOf(plan: PhasePlan, i: number): Bits | null {
     const node = plan.node[i] as number;
     const end = plan.start[i + 1] as number;
+    let out: Bits | null = null;
+    let shared = true;
     for (let s = plan.start[i] as number; s < end; s++) {
-      if (Prefilter.has(this.anyBits(this.selectorList(plan.selectors[s] as number), node), bit)) return true;
+      const b = this.anyBits(this.selectorList(plan.selectors[s] as number), node);
+      if (b === null || b === out) continue;
+      if (out === null) out = b;
+      else {
+        if (shared) {
+          out = out.slice();
+          shared = false;
+        }
+        for (let w = 0; w < b.length; w++) out[w] = (out[w] as number) | (b[w] as number);
+      }
     }
-    return false;
+    return out;
   }
 
   /**
@@ -864,12 +894,13 @@ export class Transaction {
     }
     const checkEx = exclusions.length > 0 || removed !== undefined;
     const lowers = (key !== undefined && key.kind === 'literal') || checkEx ? this.lowered(entries) : undefined;
+    const memo = key?.kind === 'regex' ? keyMemo(key.re) : undefined;
     let count = 0;
     for (let j = 0; j < entries.length; j++) {
       const e = entries[j] as Entry;
       const k = e[0];
       if (key !== undefined) {
-        if (key.kind === 'literal' ? (lowers as string[])[j] !== key.lower : !keyMatches(key.re, k)) continue;
+        if (key.kind === 'literal' ? (lowers as string[])[j] !== key.lower : !memoMatches(memo as Map<string, boolean>, key.re, k)) continue;
       }
       if (checkEx) {
         const lk = (lowers as string[])[j] as string;
@@ -1294,6 +1325,7 @@ export class Transaction {
     this.argsCache = undefined;
     this.resolvedSets = [];
     this.selectorLists = [];
+    this.unions = [];
   }
 
   private bodyError(msg: string): void {
