@@ -162,6 +162,10 @@ export class BasicRulesService {
       const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
       record.groups[group.id] = { enabled: setting.enabled, level: setting.level };
     });
+    // A new combination of switched-off groups needs its own compiled rule set (a few hundred ms):
+    // build it now, in the operator's request, rather than in the site's next verdict.
+    const site = this.#deps.store.data.sites.find((s) => s.id === siteId);
+    if (site) this.#runtime(siteId, site.accessMethod === 'plugin');
     return this.#groupView(group, setting);
   }
 
@@ -268,7 +272,7 @@ export class BasicRulesService {
 
   // ----- the WAF stage -----
 
-  #runtime(site: CompiledSite): SiteRuntime {
+  #runtime(siteId: string, plugin: boolean): SiteRuntime {
     const data = this.#deps.store.data;
     const loaded = this.#deps.ruleSets.current;
     const generation = loaded?.generation ?? 0;
@@ -277,9 +281,9 @@ export class BasicRulesService {
       this.#runtimesFrom = data;
       this.#runtimesGeneration = generation;
     }
-    let runtime = this.#runtimes.get(site.id);
+    let runtime = this.#runtimes.get(siteId);
     if (runtime) return runtime;
-    const record = data.basicRules[site.id];
+    const record = data.basicRules[siteId];
     const settings = RULE_GROUPS.map((g) => record?.groups[g.id] ?? DEFAULT_GROUP);
     const crsGroups = RULE_GROUPS.map((g) => String(g.crsFile) as GroupId);
     let waf: Waf | null = null;
@@ -288,18 +292,17 @@ export class BasicRulesService {
       waf = loaded.wafFor(crsGroups.filter((_, i) => settings[i]?.enabled === false));
       levels = waf.levels(Object.fromEntries(crsGroups.map((g, i) => [g, paranoiaOf(settings[i]?.level ?? 'loose')])));
     }
-    const plugin = site.accessMethod === 'plugin';
     const rules = (record?.customRules ?? []).filter(
       (r) => r.enabled && (!plugin || r.conditions.every((c) => PLUGIN_LOCATIONS.has(c.location))),
     );
     runtime = { waf, levels, custom: rules.length > 0 ? compileCustomRules(rules) : null };
-    this.#runtimes.set(site.id, runtime);
+    this.#runtimes.set(siteId, runtime);
     return runtime;
   }
 
   /** The verdict pipeline's WAF stage. */
   inspect(facts: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome {
-    const runtime = this.#runtime(site);
+    const runtime = this.#runtime(site.id, site.accessMethod === 'plugin');
     if (runtime.waf === null && runtime.custom === null) return NO_WAF_MATCH;
     const headers = clientHeaders(facts);
     if (this.#deps.compatibilityLog) this.#marker(facts, headers);
