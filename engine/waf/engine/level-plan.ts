@@ -12,6 +12,10 @@ import { PARANOIA_KEYS } from './groups.ts';
 export const EVALUATE = 0;
 export const NEVER = 1;
 export const ALWAYS = 2;
+export const NEVER_IF_SAME = 3;
+export const ALWAYS_IF_SAME = 4;
+/** NEVER_IF_SAME - IF_SAME === NEVER, ALWAYS_IF_SAME - IF_SAME === ALWAYS. */
+export const IF_SAME = 2;
 
 const LEVELS = ['0', '1', '2', '3', '4'];
 const MAX_KEYED_PLANS = 64;
@@ -64,7 +68,7 @@ function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number
     guardValues.push(values);
     guardNames.push(names);
   }
-  return { paranoiaLevel, fates, guardValues, guardNames, snapshot: undefined };
+  return { paranoiaLevel, fates, guardValues, guardNames, txKeys: phases.map(() => []), txEntries: phases.map(() => []), snapshot: undefined };
 }
 
 /**
@@ -82,6 +86,29 @@ function isLevelGuard(rule: CompiledRule): boolean {
   let action = rule.disruptive ?? rule.defaultDisruptive;
   if (action === 'block') action = rule.defaultDisruptive === 'block' ? 'deny' : rule.defaultDisruptive;
   return action === 'pass';
+}
+
+/**
+ * A rule whose outcome is a function of a few TX entries (`SecRule &TX:crs_exclusions_drupal|
+ * TX:crs_exclusions_drupal "@eq 0" "pass,nolog,skipAfter:..."`) and whose match has no effect
+ * beyond MATCHED_VAR and a jump: the transaction evaluates it once against the snapshot and
+ * reuses the outcome while those entries are unchanged. Returns the lower-case keys it reads.
+ */
+export function txConditionKeys(rule: CompiledRule): string[] | undefined {
+  if (rule.unconditional || rule.chain !== undefined || rule.variables.length === 0 || rule.exclusions.length > 0) return undefined;
+  if (rule.operator?.fn === undefined || rule.operator.dynamic !== undefined) return undefined;
+  if (rule.capture || rule.setvars.length > 0 || rule.ctls.length > 0 || rule.log || rule.severity !== '') return undefined;
+  let action = rule.disruptive ?? rule.defaultDisruptive;
+  if (action === 'block') action = rule.defaultDisruptive === 'block' ? 'deny' : rule.defaultDisruptive;
+  if (action !== 'pass') return undefined;
+  const keys: string[] = [];
+  for (const v of rule.variables) {
+    if (v.name !== 'TX' || v.key?.kind !== 'literal') return undefined;
+    // In a CRS group the paranoia keys read the group's level, not TX (see isLevelGuard).
+    if (rule.group >= 0 && PARANOIA_KEYS.has(v.key.lower)) return undefined;
+    keys.push(v.key.lower);
+  }
+  return keys;
 }
 
 /**

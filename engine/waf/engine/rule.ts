@@ -226,13 +226,18 @@ export interface TxSnapshot {
 export interface LevelPlan {
   readonly paranoiaLevel: number;
   /**
-   * Per phase (index 1..5), per entry: EVALUATE, NEVER (a guard that cannot match at these
-   * levels) or ALWAYS (a guard that matches, with no effect but MATCHED_VAR and its jump).
+   * Per phase (index 1..5), per entry (see level-plan.ts): EVALUATE; NEVER (a guard that cannot
+   * match at these levels); ALWAYS (a guard that matches, with no effect but MATCHED_VAR and its
+   * jump); NEVER_IF_SAME and ALWAYS_IF_SAME (the same, as long as the TX entries the rule reads
+   * are those of the snapshot: txKeys / txEntries).
    */
   readonly fates: Int8Array[];
   /** For ALWAYS entries: the MATCHED_VAR and MATCHED_VAR_NAME the guard's match sets. */
   readonly guardValues: string[][];
   readonly guardNames: string[][];
+  /** For *_IF_SAME entries: the TX keys (lower case) the rule reads and the snapshot's entries. */
+  readonly txKeys: string[][][];
+  readonly txEntries: (Entry | undefined)[][][];
   /** undefined: not taken yet; null: the prefix cannot be replayed (it matched, logged or disrupted). */
   snapshot: TxSnapshot | null | undefined;
 }

@@ -27,7 +27,7 @@ import type {
   SetVarAction,
   TxSnapshot,
 } from './rule.ts';
-import { ALWAYS, levelPlanFor, NEVER } from './level-plan.ts';
+import { ALWAYS, EVALUATE, IF_SAME, levelPlanFor, NEVER, txConditionKeys } from './level-plan.ts';
 import { Prefilter } from './prefilter.ts';
 import { type Bits, emptyBits, setBit } from './bits.ts';
 import { newRecord, type Operand, type ValueRecord } from './value-cache.ts';
@@ -288,7 +288,12 @@ export class Transaction {
     const fates = this.levelPlan.fates[phase] as Int8Array;
     let i = start;
     while (i < end) {
-      const fate = fates[i] as number;
+      let fate = fates[i] as number;
+      if (fate !== EVALUATE) {
+        // Removed targets change what a rule reads: the precomputed outcomes no longer hold.
+        if (this.removedTargets.length > 0) fate = EVALUATE;
+        else if (fate > IF_SAME) fate = this.sameTx(phase, i) ? fate - IF_SAME : EVALUATE;
+      }
       if (fate === NEVER) {
         i++;
         continue;
@@ -344,6 +349,14 @@ export class Transaction {
     return i;
   }
 
+  /** Whether the TX entries entry i of a phase reads are still those its *_IF_SAME fate was computed on. */
+  private sameTx(phase: number, i: number): boolean {
+    const keys = this.levelPlan.txKeys[phase]?.[i] as string[];
+    const entries = this.levelPlan.txEntries[phase]?.[i] as (Entry | undefined)[];
+    for (let k = 0; k < keys.length; k++) if (this.tx.get(keys[k] as string) !== entries[k]) return false;
+    return true;
+  }
+
   /**
    * Starts phase 1 from the TX state its leading TX-only rules produce under this level profile
    * (taken once by running them in a template transaction); returns where phase 1 continues.
@@ -362,13 +375,42 @@ export class Transaction {
     return snap.resume;
   }
 
+  /**
+   * In a template transaction just after the phase-1 prefix: evaluates each rule whose outcome
+   * only depends on a few TX entries and records that outcome for as long as they stay the same.
+   */
+  private conditionalFates(): void {
+    const plan = this.levelPlan;
+    this.rs.phases.forEach((list, phase) => {
+      const fates = plan.fates[phase] as Int8Array;
+      list.forEach((e, i) => {
+        if (e.kind !== 'rule' || fates[i] !== EVALUATE) return;
+        const keys = txConditionKeys(e);
+        if (keys === undefined) return;
+        this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
+        this.matchedCount = 0;
+        this.matchedVar = '';
+        this.matchedVarName = '';
+        const ok = this.evaluate(e);
+        this.paranoiaOverride = undefined;
+        (plan.txKeys[phase] as string[][])[i] = keys;
+        (plan.txEntries[phase] as (Entry | undefined)[][])[i] = keys.map((k) => this.tx.get(k));
+        if (ok) {
+          (plan.guardValues[phase] as string[])[i] = this.matchedVar;
+          (plan.guardNames[phase] as string[])[i] = this.matchedVarName;
+        }
+        fates[i] = IF_SAME + (ok ? ALWAYS : NEVER);
+      });
+    });
+  }
+
   private takeSnapshot(): TxSnapshot | null {
     const t = new Transaction(this.rs, TEMPLATE_REQUEST, { ...this.opts, logSink: undefined });
     // The prefix reads no request data (compile.ts checks), so any request gives the same TX.
     const resume = t.runFrom(1, 0, this.rs.txPrefix);
     if (resume < 0 || t.matched.length > 0 || t.interrupted || t.allowAll || t.allowRequest || t.allowPhase) return null;
     if (t.ruleEngine !== this.ruleEngine || t.removedRanges.length > 0 || t.removedTargets.length > 0) return null;
-    return {
+    const snapshot: TxSnapshot = {
       tx: t.tx,
       resume,
       matchedVar: t.matchedVar,
@@ -377,6 +419,8 @@ export class Transaction {
       currentRule: t.currentRule,
       ruleEngine: this.ruleEngine,
     };
+    t.conditionalFates();
+    return snapshot;
   }
 
   private allowPhase = false;
