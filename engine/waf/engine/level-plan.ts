@@ -89,18 +89,14 @@ function isLevelGuard(rule: CompiledRule): boolean {
 }
 
 /**
- * A rule whose outcome is a function of a few TX entries (`SecRule &TX:crs_exclusions_drupal|
- * TX:crs_exclusions_drupal "@eq 0" "pass,nolog,skipAfter:..."`) and whose match has no effect
- * beyond MATCHED_VAR and a jump: the transaction evaluates it once against the snapshot and
- * reuses the outcome while those entries are unchanged. Returns the lower-case keys it reads.
+ * The lower-case TX keys a rule's first link reads, when that is all it reads (`SecRule
+ * &TX:crs_exclusions_drupal|TX:crs_exclusions_drupal "@eq 0" ...`): whether that link matches is
+ * then a function of those TX entries, which the transaction works out once against the snapshot
+ * and reuses while they are unchanged.
  */
 export function txConditionKeys(rule: CompiledRule): string[] | undefined {
-  if (rule.unconditional || rule.chain !== undefined || rule.variables.length === 0 || rule.exclusions.length > 0) return undefined;
+  if (rule.unconditional || rule.variables.length === 0 || rule.exclusions.length > 0 || rule.multiMatch) return undefined;
   if (rule.operator?.fn === undefined || rule.operator.dynamic !== undefined) return undefined;
-  if (rule.capture || rule.setvars.length > 0 || rule.ctls.length > 0 || rule.log || rule.severity !== '') return undefined;
-  let action = rule.disruptive ?? rule.defaultDisruptive;
-  if (action === 'block') action = rule.defaultDisruptive === 'block' ? 'deny' : rule.defaultDisruptive;
-  if (action !== 'pass') return undefined;
   const keys: string[] = [];
   for (const v of rule.variables) {
     if (v.name !== 'TX' || v.key?.kind !== 'literal') return undefined;
@@ -109,6 +105,14 @@ export function txConditionKeys(rule: CompiledRule): string[] | undefined {
     keys.push(v.key.lower);
   }
   return keys;
+}
+
+/** A rule whose match has no effect beyond MATCHED_VAR and a jump (its outcome can be reused whole). */
+export function effectFree(rule: CompiledRule): boolean {
+  if (rule.chain !== undefined || rule.capture || rule.setvars.length > 0 || rule.ctls.length > 0 || rule.log || rule.severity !== '') return false;
+  let action = rule.disruptive ?? rule.defaultDisruptive;
+  if (action === 'block') action = rule.defaultDisruptive === 'block' ? 'deny' : rule.defaultDisruptive;
+  return action === 'pass';
 }
 
 /**

@@ -27,7 +27,7 @@ import type {
   SetVarAction,
   TxSnapshot,
 } from './rule.ts';
-import { ALWAYS, EVALUATE, IF_SAME, levelPlanFor, NEVER, txConditionKeys } from './level-plan.ts';
+import { ALWAYS, EVALUATE, effectFree, IF_SAME, levelPlanFor, NEVER, txConditionKeys } from './level-plan.ts';
 import { Prefilter } from './prefilter.ts';
 import { type Bits, emptyBits, setBit } from './bits.ts';
 import { newRecord, type Operand, type ValueRecord } from './value-cache.ts';
@@ -388,20 +388,41 @@ export class Transaction {
         const keys = txConditionKeys(e);
         if (keys === undefined) return;
         this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
-        this.matchedCount = 0;
-        this.matchedVar = '';
-        this.matchedVarName = '';
-        const ok = this.evaluate(e);
+        let fate: number;
+        if (effectFree(e)) {
+          this.matchedCount = 0;
+          this.matchedVar = '';
+          this.matchedVarName = '';
+          const ok = this.evaluate(e);
+          if (ok) {
+            (plan.guardValues[phase] as string[])[i] = this.matchedVar;
+            (plan.guardNames[phase] as string[])[i] = this.matchedVarName;
+          }
+          fate = ok ? ALWAYS : NEVER;
+        } else {
+          // A rule with effects is only known not to match: its first link matches no target.
+          fate = this.firstLinkMatches(e) ? EVALUATE : NEVER;
+        }
         this.paranoiaOverride = undefined;
+        if (fate === EVALUATE) return;
         (plan.txKeys[phase] as string[][])[i] = keys;
         (plan.txEntries[phase] as (Entry | undefined)[][])[i] = keys.map((k) => this.tx.get(k));
-        if (ok) {
-          (plan.guardValues[phase] as string[])[i] = this.matchedVar;
-          (plan.guardNames[phase] as string[])[i] = this.matchedVarName;
-        }
-        fates[i] = IF_SAME + (ok ? ALWAYS : NEVER);
+        fates[i] = IF_SAME + fate;
       });
     });
+  }
+
+  /** Whether any target of a rule's first link passes its operator (no action runs). */
+  private firstLinkMatches(rule: CompiledRule): boolean {
+    const targets = this.scratch;
+    targets.count = 0;
+    this.resolveTargets(rule, undefined, targets);
+    const node = rule.transformId;
+    for (let t = 0; t < targets.count; t++) {
+      const record = targets.values[t] as ValueRecord;
+      if (this.runOperator(rule, record.operands[node] ?? this.operandAt(node, record))) return true;
+    }
+    return false;
   }
 
   private takeSnapshot(): TxSnapshot | null {

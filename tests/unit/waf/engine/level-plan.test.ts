@@ -43,6 +43,8 @@ describe('TX snapshot of the leading TX-only rules', () => {
     `SecRule &TX:threshold "@eq 0" "id:901100,phase:1,pass,nolog,setvar:tx.threshold=10"`,
     `SecRule &TX:executing_paranoia_level "@eq 0" "id:901125,phase:1,pass,nolog,setvar:tx.executing_paranoia_level=1"`,
     `SecRule ARGS:pl "@rx ^2$" "id:901500,phase:1,pass,nolog,setvar:tx.executing_paranoia_level=2"`,
+    `SecRule ARGS:flag "@rx 1" "id:901600,phase:1,pass,nolog,setvar:tx.flag=1"`,
+    `SecRule TX:flag "@eq 1" "id:4,phase:2,pass,log,setvar:tx.seen=1"`,
     `SecRule TX:EXECUTING_PARANOIA_LEVEL "@lt 2" "id:949013,phase:2,pass,nolog,skipAfter:END-PL2"`,
     `SecRule TX:threshold "@eq 5" "id:2,phase:2,pass,log,msg:'threshold %{tx.threshold}'"`,
     `SecMarker END-PL2`,
@@ -59,6 +61,10 @@ describe('TX snapshot of the leading TX-only rules', () => {
   });
   it('leaves rules that read TX a request changed to be evaluated', () => {
     expect(inspect(ruleSet, { uri: '/?pl=2' }).ids).toEqual(['2', '3']);
+    expect(inspect(ruleSet).ids).toEqual(['3']);
+  });
+  it('leaves a rule with effects that TX set by the request lets match to be evaluated', () => {
+    expect(inspect(ruleSet, { uri: '/?flag=1' }).ids).toEqual(['4', '3']);
     expect(inspect(ruleSet).ids).toEqual(['3']);
   });
   it('is not used when a leading rule logs: it matches in every transaction', () => {
