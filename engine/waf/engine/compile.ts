@@ -645,7 +645,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, unions: unionIds.size, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, unions: unionIds.size, lastUnions: [], txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
     problems,
   };
 }

@@ -6,6 +6,7 @@ import type { Prefilter } from './prefilter.ts';
 import type { ValueCache } from './value-cache.ts';
 import type { TargetList } from './target-list.ts';
 import type { Entry } from './request-data.ts';
+import type { Bits } from './bits.ts';
 
 /** A string with %{...} macros, split once at compile time. */
 export type MacroPart = string | { collection: string; key: string | undefined; selector: LiteralKey | undefined };
@@ -202,6 +203,8 @@ export interface CompiledRuleSet {
   plans: PhasePlan[];
   /** Number of distinct (selectors, trie node) unions of the plans (PhasePlan.union < this). */
   unions: number;
+  /** Per union, the one the last transaction computed and its selectors' answers (see Transaction.unionOf). */
+  lastUnions: ({ parts: (Bits | null)[]; bits: Bits | null } | undefined)[];
   /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
   /** Phase 1 entries [0, txPrefix) read and write only TX (see level-plan.ts). */

@@ -892,14 +892,27 @@ export class Transaction {
     return Prefilter.has(bits, plan.prefilter[i] as number);
   }
 
-  /** The OR of the prefilter answers over entry i's selectors after its transformations. */
+  /**
+   * The OR of the prefilter answers over entry i's selectors after its transformations. When each
+   * selector gives the very answer it gave the last transaction (carried over with its values, see
+   * selectorList), the last union is reused.
+   */
   private unionOf(plan: PhasePlan, i: number): Bits | null {
     const node = plan.node[i] as number;
+    const first = plan.start[i] as number;
     const end = plan.start[i + 1] as number;
+    const last = this.rs.lastUnions[plan.union[i] as number];
+    if (last !== undefined) {
+      let same = true;
+      for (let s = first; s < end && same; s++) same = last.parts[s - first] === this.anyBits(this.selectorList(plan.selectors[s] as number), node);
+      if (same) return last.bits;
+    }
+    const parts: (Bits | null)[] = [];
     let out: Bits | null = null;
     let shared = true;
-    for (let s = plan.start[i] as number; s < end; s++) {
+    for (let s = first; s < end; s++) {
       const b = this.anyBits(this.selectorList(plan.selectors[s] as number), node);
+      parts.push(b);
       if (b === null || b === out) continue;
       if (out === null) out = b;
       else {
@@ -910,6 +923,7 @@ export class Transaction {
         for (let w = 0; w < b.length; w++) out[w] = (out[w] as number) | (b[w] as number);
       }
     }
+    this.rs.lastUnions[plan.union[i] as number] = { parts, bits: out };
     return out;
   }
 
