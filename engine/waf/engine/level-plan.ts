@@ -89,27 +89,32 @@ function isLevelGuard(rule: CompiledRule): boolean {
 }
 
 /**
- * The lower-case TX keys a rule's first link reads, when that is all it reads (`SecRule
+ * The lower-case TX keys a rule's first link (or every link) reads, when that is all it reads (`SecRule
  * &TX:crs_exclusions_drupal|TX:crs_exclusions_drupal "@eq 0" ...`): whether that link matches is
  * then a function of those TX entries, which the transaction works out once against the snapshot
  * and reuses while they are unchanged.
  */
-export function txConditionKeys(rule: CompiledRule): string[] | undefined {
-  if (rule.unconditional || rule.variables.length === 0 || rule.exclusions.length > 0 || rule.multiMatch) return undefined;
-  if (rule.operator?.fn === undefined || rule.operator.dynamic !== undefined) return undefined;
+export function txConditionKeys(rule: CompiledRule, wholeChain: boolean): string[] | undefined {
   const keys: string[] = [];
-  for (const v of rule.variables) {
-    if (v.name !== 'TX' || v.key?.kind !== 'literal') return undefined;
-    // In a CRS group the paranoia keys read the group's level, not TX (see isLevelGuard).
-    if (rule.group >= 0 && PARANOIA_KEYS.has(v.key.lower)) return undefined;
-    keys.push(v.key.lower);
+  for (let link: CompiledRule | undefined = rule; link !== undefined; link = wholeChain ? link.chain : undefined) {
+    if (link.unconditional || link.variables.length === 0 || link.exclusions.length > 0 || link.multiMatch) return undefined;
+    if (link.operator?.fn === undefined || link.operator.dynamic !== undefined) return undefined;
+    for (const v of link.variables) {
+      if (v.name !== 'TX' || v.key?.kind !== 'literal') return undefined;
+      // In a CRS group the paranoia keys read the group's level, not TX (see isLevelGuard).
+      if (rule.group >= 0 && PARANOIA_KEYS.has(v.key.lower)) return undefined;
+      keys.push(v.key.lower);
+    }
   }
   return keys;
 }
 
 /** A rule whose match has no effect beyond MATCHED_VAR and a jump (its outcome can be reused whole). */
 export function effectFree(rule: CompiledRule): boolean {
-  if (rule.chain !== undefined || rule.capture || rule.setvars.length > 0 || rule.ctls.length > 0 || rule.log || rule.severity !== '') return false;
+  if (rule.log || rule.severity !== '') return false;
+  for (let link: CompiledRule | undefined = rule; link !== undefined; link = link.chain) {
+    if (link.capture || link.setvars.length > 0 || link.ctls.length > 0) return false;
+  }
   let action = rule.disruptive ?? rule.defaultDisruptive;
   if (action === 'block') action = rule.defaultDisruptive === 'block' ? 'deny' : rule.defaultDisruptive;
   return action === 'pass';

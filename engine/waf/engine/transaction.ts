@@ -385,11 +385,12 @@ export class Transaction {
       const fates = plan.fates[phase] as Int8Array;
       list.forEach((e, i) => {
         if (e.kind !== 'rule' || fates[i] !== EVALUATE) return;
-        const keys = txConditionKeys(e);
+        const whole = effectFree(e) ? txConditionKeys(e, true) : undefined;
+        const keys = whole ?? txConditionKeys(e, false);
         if (keys === undefined) return;
         this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
         let fate: number;
-        if (effectFree(e)) {
+        if (whole !== undefined) {
           this.matchedCount = 0;
           this.matchedVar = '';
           this.matchedVarName = '';

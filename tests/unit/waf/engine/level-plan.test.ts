@@ -67,6 +67,21 @@ describe('TX snapshot of the leading TX-only rules', () => {
     expect(inspect(ruleSet, { uri: '/?flag=1' }).ids).toEqual(['4', '3']);
     expect(inspect(ruleSet).ids).toEqual(['3']);
   });
+  it('reuses the outcome of a chain of TX-only links until a request changes one of them', () => {
+    const chained = compile(
+      [
+        `SecAction "id:900000,phase:1,pass,nolog,setvar:tx.a=1"`,
+        `SecRule ARGS:b "@rx 1" "id:901600,phase:1,pass,nolog,setvar:tx.b=1"`,
+        `SecRule TX:a "@eq 1" "id:912100,phase:2,pass,nolog,chain,skipAfter:END"`,
+        `  SecRule &TX:b "@eq 0"`,
+        `SecAction "id:5,phase:2,pass,log"`,
+        `SecMarker END`,
+      ].join('\n'),
+    ).ruleSet;
+    expect(inspect(chained).ids).toEqual([]);
+    expect(inspect(chained, { uri: '/?b=1' }).ids).toEqual(['5']);
+    expect(inspect(chained).ids).toEqual([]);
+  });
   it('is not used when a leading rule logs: it matches in every transaction', () => {
     const logged = compile(`SecAction "id:1,phase:1,pass,log,setvar:tx.a=1"\nSecRule TX:a "@eq 1" "id:2,phase:2,pass,log"`).ruleSet;
     expect(inspect(logged).ids).toEqual(['1', '2']);
