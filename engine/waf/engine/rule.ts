@@ -17,7 +17,14 @@ export interface Macro {
   constant: boolean;
 }
 
-export type KeySelector = LiteralKey | { kind: 'regex'; re: RegExp; source: string };
+export type KeySelector = LiteralKey | RegexKey;
+export interface RegexKey {
+  kind: 'regex';
+  re: RegExp;
+  source: string;
+  /** Lower-case text every key the regex matches contains, lower-cased (see compile.ts keyLiteral). */
+  literal: string | undefined;
+}
 export interface LiteralKey {
   kind: 'literal';
   value: string;

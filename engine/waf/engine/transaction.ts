@@ -24,6 +24,7 @@ import type {
   LiteralKey,
   Macro,
   PhasePlan,
+  RegexKey,
   SetVarAction,
   TxSnapshot,
 } from './rule.ts';
@@ -973,6 +974,10 @@ export class Transaction {
       return;
     }
     const checkEx = exclusions.length > 0 || removed !== undefined;
+    if (name === 'TX' && key?.kind === 'regex' && key.literal !== undefined && !checkEx) {
+      this.collectTxRegex(v, key as RegexKey & { literal: string }, out);
+      return;
+    }
     const lowers = (key !== undefined && key.kind === 'literal') || checkEx ? this.lowered(entries) : undefined;
     const memo = key?.kind === 'regex' ? keyMemo(key.re) : undefined;
     let count = 0;
@@ -990,6 +995,22 @@ export class Transaction {
       else out.push(name, k, this.record(e[1]));
     }
     if (v.count) out.push(name, undefined, this.record(String(count)));
+  }
+
+  /**
+   * `TX:/regex/` (CRS's `TX:/^header_name_/`, `&TX:/LEAKAGE\/ERRORS/`): the map's keys are
+   * lower-cased, so keys without the regex's literal are passed over without running it.
+   */
+  private collectTxRegex(v: CompiledVariable, key: RegexKey & { literal: string }, out: TargetList): void {
+    const memo = keyMemo(key.re);
+    const literal = key.literal;
+    let count = 0;
+    for (const [lower, e] of this.tx) {
+      if (!lower.includes(literal) || !memoMatches(memo, key.re, e[0])) continue;
+      if (v.count) count++;
+      else out.push('TX', e[0], this.record(e[1]));
+    }
+    if (v.count) out.push('TX', undefined, this.record(String(count)));
   }
 
   /** Lower-cased keys, kept for the collections that do not change within the transaction. */

@@ -21,6 +21,16 @@ const form = (body: string): RequestSpec => ({
 });
 
 const cases: Case[] = [
+  {
+    name: 'a TX regex key counts the keys it matches, whatever their case',
+    rules: `SecAction "id:1,phase:1,pass,nolog,setvar:tx.Header_Name_Host=/host/,setvar:tx.header_name_accept=/accept/,setvar:tx.header=x"\nSecRule &TX:/^HEADER_NAME_/ "@eq 2" "id:2,phase:1,pass,log"`,
+    ids: ['2'],
+  },
+  {
+    name: 'a TX regex key with an optional last character matches without it',
+    rules: `SecAction "id:1,phase:1,pass,nolog,setvar:tx.multipart_headers_content_typesX=a"\nSecRule TX:/MULTIPART_HEADERS_CONTENT_TYPES_*/ "@streq a" "id:2,phase:1,pass,log"`,
+    ids: ['2'],
+  },
   { name: 'a rule matches a query argument by name', rules: `SecRule ARGS:a "@rx x" "id:1,phase:1,pass,log"`, request: { uri: '/?a=x' }, ids: ['1'] },
   { name: 'argument names match case-insensitively', rules: `SecRule ARGS:A "@rx x" "id:1,phase:1,pass,log"`, request: { uri: '/?a=x' }, ids: ['1'] },
   { name: 'a regex key selects matching arguments', rules: `SecRule ARGS:/^fo/ "@rx x" "id:1,phase:1,pass,log"`, request: { uri: '/?foo=x' }, ids: ['1'] },
