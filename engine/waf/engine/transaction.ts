@@ -964,6 +964,10 @@ export class Transaction {
       else if (value !== undefined) out.push(name, this.txKey(key), this.record(value));
       return;
     }
+    if (name === 'TX' && key?.kind === 'regex' && key.literal !== undefined && exclusions.length === 0 && removed === undefined) {
+      this.collectTxRegex(v, key as RegexKey & { literal: string }, out);
+      return;
+    }
     const entries = this.collection(name, key);
     if (entries === undefined) {
       // A scalar variable.
@@ -974,10 +978,6 @@ export class Transaction {
       return;
     }
     const checkEx = exclusions.length > 0 || removed !== undefined;
-    if (name === 'TX' && key?.kind === 'regex' && key.literal !== undefined && !checkEx) {
-      this.collectTxRegex(v, key as RegexKey & { literal: string }, out);
-      return;
-    }
     const lowers = (key !== undefined && key.kind === 'literal') || checkEx ? this.lowered(entries) : undefined;
     const memo = key?.kind === 'regex' ? keyMemo(key.re) : undefined;
     let count = 0;
@@ -1005,11 +1005,12 @@ export class Transaction {
     const memo = keyMemo(key.re);
     const literal = key.literal;
     let count = 0;
-    for (const [lower, e] of this.tx) {
-      if (!lower.includes(literal) || !memoMatches(memo, key.re, e[0])) continue;
+    // forEach: no [key, value] pair allocated per entry.
+    this.tx.forEach((e, lower) => {
+      if (!lower.includes(literal) || !memoMatches(memo, key.re, e[0])) return;
       if (v.count) count++;
       else out.push('TX', e[0], this.record(e[1]));
-    }
+    });
     if (v.count) out.push('TX', undefined, this.record(String(count)));
   }
 
