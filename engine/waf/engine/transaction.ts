@@ -140,9 +140,9 @@ export class Transaction {
   private tx = new Map<string, Entry>();
   private readonly levelPlan: LevelPlan;
   private txList: Entry[] | undefined;
-  private readonly persistent = new Map<string, Map<string, Entry>>();
+  private persistent: Map<string, Map<string, Entry>> | undefined;
   /** Per distinct long value (short ones are in the rule set's ValueCache): its operands. */
-  private readonly records = new Map<string, ValueRecord>();
+  private records: Map<string, ValueRecord> | undefined;
   /** Targets of rules without a target set, refilled per evaluation. */
   private readonly scratch = new TargetList();
   /** Per CompiledRule.targetSet, resolved once (until the request body or the response changes them). */
@@ -151,12 +151,12 @@ export class Transaction {
   private selectorLists: (TargetList | undefined)[] = [];
   /** Per PhasePlan.union: the prefilter answers of its selectors ORed (reset with selectorLists). */
   private unions: (Bits | null | undefined)[] = [];
-  /** Per transaction: lower-cased keys of the stable collections, and their *_NAMES forms. */
-  private readonly lowerKeys = new Map<readonly Entry[], string[]>();
-  private readonly namesOf = new Map<readonly Entry[], Entry[]>();
-  private readonly stableNames = new Set<readonly Entry[]>();
+  /** Per transaction (created on first use, as the other maps here): lower-cased keys of the stable collections, and their *_NAMES forms. */
+  private lowerKeys: Map<readonly Entry[], string[]> | undefined;
+  private namesOf: Map<readonly Entry[], Entry[]> | undefined;
+  private stableNames: Set<readonly Entry[]> | undefined;
   /** Lists made by matchedVarsList: never cached by identity. */
-  private readonly matchedLists = new WeakSet<readonly Entry[]>();
+  private matchedLists: WeakSet<readonly Entry[]> | undefined;
   private readonly state: MatchState = { capture: false, captures: [] };
 
   // Request body results.
@@ -621,10 +621,10 @@ export class Transaction {
   private record(value: string): ValueRecord {
     const shared = this.rs.values.get(value);
     if (shared !== undefined) return shared;
-    let r = this.records.get(value);
+    let r = this.records?.get(value);
     if (r === undefined) {
       r = newRecord(value, this.rs.transformFn.length);
-      this.records.set(value, r);
+      (this.records ??= new Map()).set(value, r);
     }
     return r;
   }
@@ -731,10 +731,10 @@ export class Transaction {
 
   private collectionMap(name: string): Map<string, Entry> {
     if (name === 'TX') return this.tx;
-    let m = this.persistent.get(name);
+    let m = this.persistent?.get(name);
     if (m === undefined) {
       m = new Map();
-      this.persistent.set(name, m);
+      (this.persistent ??= new Map()).set(name, m);
     }
     return m;
   }
@@ -1016,10 +1016,10 @@ export class Transaction {
 
   /** Lower-cased keys, kept for the collections that do not change within the transaction. */
   private lowered(entries: readonly Entry[]): string[] {
-    let lowers = this.lowerKeys.get(entries);
+    let lowers = this.lowerKeys?.get(entries);
     if (lowers === undefined) {
       lowers = entries.map((e) => e[0].toLowerCase());
-      if (this.stable(entries)) this.lowerKeys.set(entries, lowers);
+      if (this.stable(entries)) (this.lowerKeys ??= new Map()).set(entries, lowers);
     }
     return lowers;
   }
@@ -1033,7 +1033,7 @@ export class Transaction {
       entries === this.req.headers ||
       entries === this.line.cookies ||
       entries === this.res?.headers ||
-      this.stableNames.has(entries)
+      this.stableNames?.has(entries) === true
     );
   }
 
@@ -1075,18 +1075,18 @@ export class Transaction {
   private matchedVarsList(): Entry[] {
     const list: Entry[] = [];
     for (let k = 0; k < this.matchedCount; k++) list.push([this.matchedNames[k] as string, this.matchedValues[k] as string]);
-    this.matchedLists.add(list);
+    (this.matchedLists ??= new WeakSet()).add(list);
     return list;
   }
 
   /** A collection's names as a collection (ARGS_NAMES), kept per transaction for stable ones. */
   private names(entries: readonly Entry[]): Entry[] {
-    let names = this.namesOf.get(entries);
+    let names = this.namesOf?.get(entries);
     if (names === undefined) {
       names = entries.map(([k]) => [k, k]);
-      if (!this.matchedLists.has(entries)) {
-        this.namesOf.set(entries, names);
-        this.stableNames.add(names);
+      if (this.matchedLists?.has(entries) !== true) {
+        (this.namesOf ??= new Map()).set(entries, names);
+        (this.stableNames ??= new Set()).add(names);
       }
     }
     return names;
