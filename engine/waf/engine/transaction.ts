@@ -434,7 +434,7 @@ export class Transaction {
     if (resume < 0 || t.matched.length > 0 || t.interrupted || t.allowAll || t.allowRequest || t.allowPhase) return null;
     if (t.ruleEngine !== this.ruleEngine || t.removedRanges.length > 0 || t.removedTargets.length > 0) return null;
     const snapshot: TxSnapshot = {
-      tx: t.tx,
+      tx: [...t.tx],
       resume,
       matchedVar: t.matchedVar,
       matchedVarName: t.matchedVarName,
