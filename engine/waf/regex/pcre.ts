@@ -18,6 +18,9 @@ import {
   setOf,
 } from './byte-set.ts';
 import { requiredLiterals } from './required-literals.ts';
+import type { AltNode, BackrefNode, GroupKind, GroupNode, Node, QuantNode, SetNode } from './pcre-ast.ts';
+
+export type { AltNode, AssertNode, BackrefNode, GroupKind, GroupNode, Node, QuantNode, SetNode } from './pcre-ast.ts';
 
 /** PCRE compile options (the `PCRE_*` flags a host passes, not inline ones). */
 export interface PcreOptions {
@@ -63,47 +66,6 @@ interface Flags {
   U: boolean;
 }
 
-export type GroupKind = 'capture' | 'group' | 'ahead' | 'notAhead' | 'behind' | 'notBehind' | 'atomic';
-
-/** A single byte position: literal, class, escape or dot. `set` is final (negation applied). */
-export interface SetNode {
-  t: 'set';
-  set: ByteSet;
-  caseless: boolean;
-}
-export interface AltNode {
-  t: 'alt';
-  alts: Node[][];
-}
-export interface GroupNode {
-  t: 'group';
-  kind: GroupKind;
-  body: AltNode;
-  /** PCRE group number for captures. */
-  index: number;
-}
-export interface QuantNode {
-  t: 'quant';
-  body: Node;
-  min: number;
-  max: number;
-  lazy: boolean;
-  possessive: boolean;
-}
-/** A zero-width assertion, already in JavaScript syntax. */
-export interface AssertNode {
-  t: 'assert';
-  src: string;
-  /** True when it can only hold at the end of the subject (`\z`, `$` with DOLLAR_ENDONLY). */
-  endOnly: boolean;
-}
-export interface BackrefNode {
-  t: 'backref';
-  index: number;
-  name?: string;
-  caseless: boolean;
-}
-export type Node = SetNode | AltNode | GroupNode | QuantNode | AssertNode | BackrefNode;
 
 // ---------------------------------------------------------------------------------------------
 // Parser: PCRE (8-bit, non-UTF, as ModSecurity compiles it) to the AST

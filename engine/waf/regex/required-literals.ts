@@ -12,7 +12,7 @@
  * list of strings one of which each match contains; concatenations combine exact sets as cross
  * products while they stay small and otherwise keep the most selective list of any part.
  */
-import type { AltNode, Node } from './pcre.ts';
+import type { AltNode, Node } from './pcre-ast.ts';
 
 interface Info {
   /** Every string the node can match, folded and deduplicated; undefined when not small or finite. */
