@@ -190,9 +190,7 @@ export class BasicRulesService {
     await this.#deps.store.update((doc) => {
       const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
       if (record.customRules.length >= MAX_CUSTOM_RULES) throw fail('name', `a site can have at most ${MAX_CUSTOM_RULES} custom rules`);
-      if (record.customRules.some((r) => r.name.toLowerCase() === rule.name.toLowerCase())) {
-        throw new RampartError('NAME_TAKEN', `name: a custom rule named "${rule.name}" already exists`, { field: 'name', params: { name: rule.name } });
-      }
+      checkUniqueName(record.customRules, rule);
       record.customRules.push(rule);
     });
     return view(rule);
@@ -206,9 +204,7 @@ export class BasicRulesService {
       const existing = record?.customRules[index];
       if (!record || !existing) throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
       const rule: CustomRuleRecord = { ...existing, ...normalise(input), updatedAt: this.#deps.clock.now() };
-      if (record.customRules.some((r) => r.id !== ruleId && r.name.toLowerCase() === rule.name.toLowerCase())) {
-        throw new RampartError('NAME_TAKEN', `name: a custom rule named "${rule.name}" already exists`, { field: 'name', params: { name: rule.name } });
-      }
+      checkUniqueName(record.customRules, rule);
       record.customRules[index] = rule;
       return rule;
     });
@@ -363,6 +359,14 @@ export class BasicRulesService {
     if (until > now) return true;
     this.#denials.delete(key);
     return false;
+  }
+}
+
+/** Custom rule names are unique per site, ignoring case. */
+function checkUniqueName(rules: readonly CustomRuleRecord[], rule: CustomRuleRecord): void {
+  const name = rule.name.toLowerCase();
+  if (rules.some((r) => r.id !== rule.id && r.name.toLowerCase() === name)) {
+    throw new RampartError('NAME_TAKEN', `name: a custom rule named "${rule.name}" already exists`, { field: 'name', params: { name: rule.name } });
   }
 }
 

@@ -97,6 +97,18 @@ export class PhraseMatcher {
     return -1;
   }
 
+  /** The state after reading one character (a character above 0xff matches nothing: back to the root). */
+  private advance(s: number, code: number): number {
+    if (code > 0xff) return 0;
+    const c = lower(code);
+    let next = this.step(s, c);
+    while (next < 0) {
+      s = this.fail[s] as number;
+      next = this.step(s, c);
+    }
+    return next;
+  }
+
   /**
    * Calls `found` with the index of every phrase occurring in `input`, once per occurrence (of
    * identical phrases, the first index).
@@ -104,18 +116,7 @@ export class PhraseMatcher {
   forEach(input: string, found: (index: number) => void): void {
     let s = 0;
     for (let k = 0; k < input.length; k++) {
-      const code = input.charCodeAt(k);
-      if (code > 0xff) {
-        s = 0;
-        continue;
-      }
-      const c = lower(code);
-      let next = this.step(s, c);
-      while (next < 0) {
-        s = this.fail[s] as number;
-        next = this.step(s, c);
-      }
-      s = next;
+      s = this.advance(s, input.charCodeAt(k));
       if ((this.output[s] as number) < 0) continue;
       for (let t = (this.own[s] as number) >= 0 ? s : (this.dict[s] as number); t >= 0; t = this.dict[t] as number) {
         found(this.own[t] as number);
@@ -127,18 +128,7 @@ export class PhraseMatcher {
   search(input: string): number {
     let s = 0;
     for (let k = 0; k < input.length; k++) {
-      const code = input.charCodeAt(k);
-      if (code > 0xff) {
-        s = 0;
-        continue;
-      }
-      const c = lower(code);
-      let next = this.step(s, c);
-      while (next < 0) {
-        s = this.fail[s] as number;
-        next = this.step(s, c);
-      }
-      s = next;
+      s = this.advance(s, input.charCodeAt(k));
       const out = this.output[s] as number;
       if (out >= 0) return out;
     }
