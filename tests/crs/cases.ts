@@ -20,6 +20,8 @@ export interface StageExpect {
 
 export interface Stage {
   request: WafRequest | undefined;
+  /** The bytes of `encoded_request` / `raw_request`, sent as they are by the HTTP-level runner. */
+  raw?: Buffer;
   /** Why the request could not be built (bad raw request). */
   buildError?: string;
   expect: StageExpect;
@@ -89,12 +91,18 @@ export interface BuildOptions {
   defaultContentType: boolean;
 }
 
+/** `encoded_request` (base64) or `raw_request` (text) as bytes; undefined when the stage has neither. */
+function rawBytes(input: Yaml): Buffer | undefined {
+  const encoded = str(input.encoded_request);
+  if (encoded !== undefined) return Buffer.from(encoded, 'base64');
+  const raw = str(input.raw_request);
+  return raw === undefined ? undefined : Buffer.from(raw, 'utf8');
+}
+
 function buildRequest(input: Yaml, opts: BuildOptions): WafRequest {
   const dest = { addr: str(input.dest_addr) ?? '127.0.0.1', port: Number(input.port ?? 80) };
-  const encoded = str(input.encoded_request);
-  if (encoded !== undefined) return parseRaw(Buffer.from(encoded, 'base64'), dest);
-  const raw = str(input.raw_request);
-  if (raw !== undefined) return parseRaw(Buffer.from(raw, 'utf8'), dest);
+  const raw = rawBytes(input);
+  if (raw !== undefined) return parseRaw(raw, dest);
   const headers: [string, string][] = Object.entries(asObj(input.headers)).map(([k, v]) => [k, bin(str(v) ?? '')]);
   const rawData = input.data;
   let data: string | undefined;
@@ -146,10 +154,12 @@ function stageOf(s: unknown, opts: BuildOptions): Stage {
   const o = asObj(s);
   const st = o.stage !== undefined ? asObj(o.stage) : o;
   const expect = expectOf(asObj(st.output));
+  const input = asObj(st.input);
+  const raw = rawBytes(input);
   try {
-    return { request: buildRequest(asObj(st.input), opts), expect };
+    return { request: buildRequest(input, opts), expect, ...(raw ? { raw } : {}) };
   } catch (e) {
-    return { request: undefined, buildError: (e as Error).message, expect };
+    return { request: undefined, buildError: (e as Error).message, expect, ...(raw ? { raw } : {}) };
   }
 }
 

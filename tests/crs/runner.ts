@@ -44,6 +44,8 @@ export interface CaseResult {
   group: string;
   status: CaseStatus;
   reason: string;
+  /** Judged over HTTP (http-runner.ts) rather than in process. */
+  http?: boolean;
 }
 
 export interface SuiteResult {
@@ -51,6 +53,8 @@ export interface SuiteResult {
   problems: string[];
   byGroup: Map<string, { pass: number; fail: number; skip: number }>;
   passRate: number;
+  /** Cases skipped in process because a stage judges the web server's answer (with their stages as run). */
+  deferred: RegressionCase[];
 }
 
 /** Group key of a test folder: REQUEST-942-APPLICATION-ATTACK-SQLI -> 942. */
@@ -107,8 +111,6 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
   // The 3.3.x suite ran with Python ftw, which sends a urlencoded Content-Type with data that has none.
   const build = opts.build ?? { defaultContentType: opts.version === '3' };
   const results: CaseResult[] = [];
-  const byGroup = new Map<string, { pass: number; fail: number; skip: number }>();
-  for (const g of groupsWanted) byGroup.set(g, { pass: 0, fail: 0, skip: 0 });
   const dirs = yamlFiles(opts.testsDir);
   const cases: RegressionCase[] = [];
   for (const f of dirs) {
@@ -116,14 +118,15 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
     if (!groupsWanted.includes(group)) continue;
     cases.push(...readCases(f, group, build));
   }
+  const deferred: RegressionCase[] = [];
   for (const c of cases) {
     if (process.env.CRS_TRACE) process.stderr.write(`${c.id}\n`);
     const [ruleId, testId] = c.id.split('-');
     const ov = overrides.find((o) => o.ruleId === ruleId && o.testIds.includes(testId ?? ''));
     let status: CaseStatus = 'pass';
     let reason = '';
-    for (const stage of c.stages) {
-      const s = ov ? { ...stage, expect: { ...stage.expect, ...pickLog(ov.expect, stage.expect) } } : stage;
+    const stages = ov ? c.stages.map((stage) => ({ ...stage, expect: { ...stage.expect, ...pickLog(ov.expect, stage.expect) } })) : c.stages;
+    for (const s of stages) {
       const r = checkStage(waf, s, lines);
       if (r.status === 'fail') {
         status = 'fail';
@@ -136,12 +139,28 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
       }
     }
     results.push({ id: c.id, group: c.group, status, reason });
-    const g = byGroup.get(c.group);
-    if (g) g[status]++;
+    if (status === 'skip') deferred.push({ ...c, stages });
+  }
+  return { ...tally(results, groupsWanted), problems, deferred };
+}
+
+function tally(results: CaseResult[], groupsWanted: readonly string[]): Pick<SuiteResult, 'results' | 'byGroup' | 'passRate'> {
+  const byGroup = new Map<string, { pass: number; fail: number; skip: number }>();
+  for (const g of groupsWanted) byGroup.set(g, { pass: 0, fail: 0, skip: 0 });
+  for (const r of results) {
+    const g = byGroup.get(r.group);
+    if (g) g[r.status]++;
   }
   const pass = results.filter((r) => r.status === 'pass').length;
   const fail = results.filter((r) => r.status === 'fail').length;
-  return { results, problems, byGroup, passRate: pass + fail === 0 ? 0 : (100 * pass) / (pass + fail) };
+  return { results, byGroup, passRate: pass + fail === 0 ? 0 : (100 * pass) / (pass + fail) };
+}
+
+/** The suite with the HTTP-level results in place of the cases it skipped. */
+export function withHttpResults(suite: SuiteResult, http: readonly CaseResult[], groupsWanted: readonly string[] = GROUPS): SuiteResult {
+  const byId = new Map(http.map((r) => [r.id, r]));
+  const results = suite.results.map((r) => (r.status === 'skip' ? (byId.get(r.id) ?? r) : r));
+  return { ...suite, ...tally(results, groupsWanted), deferred: suite.deferred.filter((c) => !byId.has(c.id)) };
 }
 
 /** An override replaces only the log expectations it states. */
