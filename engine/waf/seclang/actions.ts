@@ -2,7 +2,8 @@
  * Action lists: `id:1,phase:2,t:none,msg:'a, b',setvar:'tx.x=+%{tx.y}',chain`. Commas inside
  * single quotes do not split. Names are matched case-insensitively and come out in the canonical
  * spelling of the table below (`skipAfter`, `logdata`, `multiMatch`), so the engine compares exact
- * strings. A value keeps its text as written apart from the surrounding single quotes and blanks.
+ * strings. A value keeps its text as written apart from the surrounding single quotes and blanks,
+ * and, inside the quotes, the escapes `\'` and `\\`.
  */
 import type { ParsedAction } from '../types.ts';
 
@@ -94,8 +95,9 @@ export function parseActions(text: string): ActionsResult {
         i++;
         while (i < n) {
           const ch = text[i];
-          if (ch === '\\' && text[i + 1] === "'") {
-            v += "'";
+          // ModSecurity v2's quoted values: `\'` and `\\` are escapes, any other backslash stays.
+          if (ch === '\\' && (text[i + 1] === "'" || text[i + 1] === '\\')) {
+            v += text[i + 1];
             i += 2;
             continue;
           }

@@ -2,6 +2,12 @@
  * SecLang lexing: physical lines to logical lines (comments, backslash-newline continuations), and
  * a logical line to words (bare, "double-quoted", 'single-quoted').
  *
+ * Words follow Apache's directive arguments (`ap_getword_conf`), which is how ModSecurity v2 and
+ * the Core Rule Set it ships for read them: a quoted word runs to the matching quote and turns
+ * `\\` into `\` and `\<its quote>` into the quote; a bare word runs to the next blank and turns
+ * `\\` into `\`. Every other backslash stays, for the operator (`\d`, `\/`, `\'` in "..."). So
+ * CRS's `"@rx (?:^|[^\\\\])\\\\[c-z]"` is the regex `(?:^|[^\\])\\[c-z]`: one backslash.
+ *
  * Continuations follow Apache's config reader: the backslash and the line break are removed and the
  * next line's indentation is kept, so `"id:1,\<newline>    phase:2"` reads `id:1,    phase:2` (the
  * action parser trims around commas). A comment is a line whose first non-blank character is `#`;
@@ -16,7 +22,7 @@ export interface LogicalLine {
 }
 
 export interface Word {
-  /** The word with its outer quotes removed and `\"` (or `\'`) unescaped inside them. */
+  /** The word with its outer quotes removed and its escapes (`\\`, `\"` or `\'` inside the quotes) resolved. */
   value: string;
   /** Which quote enclosed the whole word, if any. */
   quote: '"' | "'" | null;
@@ -65,7 +71,7 @@ const SPACE = /[ \t\f\v]/;
 /**
  * Splits a logical line into words. A word that starts with a quote runs to the matching unescaped
  * quote; a bare word runs to the next blank, but a quote inside it (`TX:'/a b/'`) opens a section
- * that may hold blanks and is kept verbatim (the variable parser reads it).
+ * that may hold blanks and is kept, quotes included, for the variable parser to read.
  */
 export function splitWords(text: string): LexResult {
   const words: Word[] = [];
@@ -82,8 +88,8 @@ export function splitWords(text: string): LexResult {
       let closed = false;
       while (i < n) {
         const ch = text[i];
-        if (ch === '\\' && text[i + 1] === c) {
-          value += c;
+        if (ch === '\\' && (text[i + 1] === c || text[i + 1] === '\\')) {
+          value += text[i + 1];
           i += 2;
           continue;
         }
@@ -108,8 +114,13 @@ export function splitWords(text: string): LexResult {
       if (ch === "'" || ch === '"') {
         const close = findClosingQuote(text, i + 1, ch);
         if (close < 0) return { ok: false, message: `unterminated ${ch === '"' ? 'double' : 'single'} quote (opened at column ${i + 1})` };
-        value += text.slice(i, close + 1);
+        value += unescapeBackslashes(text.slice(i, close + 1));
         i = close + 1;
+        continue;
+      }
+      if (ch === '\\' && text[i + 1] === '\\') {
+        value += '\\';
+        i += 2;
         continue;
       }
       value += ch;
@@ -120,11 +131,16 @@ export function splitWords(text: string): LexResult {
   return { ok: true, words };
 }
 
-/** Index of the quote closing a section opened just before `from`, skipping `\<quote>`; -1 if none. */
+/** `\\` to `\`, as Apache does throughout a bare word (a quoted section inside one included). */
+function unescapeBackslashes(text: string): string {
+  return text.includes('\\\\') ? text.replace(/\\\\/g, '\\') : text;
+}
+
+/** Index of the quote closing a section opened just before `from`, skipping `\<quote>` and `\\`; -1 if none. */
 export function findClosingQuote(text: string, from: number, quote: string): number {
   for (let i = from; i < text.length; i++) {
     const ch = text[i];
-    if (ch === '\\' && text[i + 1] === quote) {
+    if (ch === '\\' && (text[i + 1] === quote || text[i + 1] === '\\')) {
       i++;
       continue;
     }

@@ -166,9 +166,13 @@ function readKey(text: string, from: number, name: string): KeyResult {
     return { ok: true, key: { kind: 'regex', source: text.slice(from + 1, close) }, end: close + 1 };
   }
   if (first === "'" || first === '"') {
+    // A quoted key is ModSecurity v2's quoted target value: `\\` and `\<quote>` are escapes, so CRS's
+    // `TX:'/LEAKAGE\\\/ERRORS/'` (read by the lexer as Apache does, `\\/`) is the regex `LEAKAGE\/ERRORS`.
     let close = -1;
+    let inner = '';
     for (let j = from + 1; j < text.length; j++) {
-      if (text[j] === '\\' && text[j + 1] === first) {
+      if (text[j] === '\\' && (text[j + 1] === first || text[j + 1] === '\\')) {
+        inner += text[j + 1];
         j++;
         continue;
       }
@@ -176,9 +180,9 @@ function readKey(text: string, from: number, name: string): KeyResult {
         close = j;
         break;
       }
+      inner += text[j];
     }
     if (close < 0) return { ok: false, message: `unterminated quote in the key of ${name}` };
-    const inner = text.slice(from + 1, close);
     if (name !== 'XML' && inner.length >= 2 && inner.startsWith('/') && inner.endsWith('/')) {
       return { ok: true, key: { kind: 'regex', source: inner.slice(1, -1) }, end: close + 1 };
     }

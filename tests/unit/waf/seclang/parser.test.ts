@@ -85,14 +85,26 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
     expect(pmf.operator).toEqual({ name: 'pmFromFile', negated: false, argument: 'lfi-os-files.data' });
   });
 
+  it("unescapes arguments as Apache's ap_getword_conf does: \\\\ and the quote inside quotes, \\\\ in bare words", () => {
+    // CRS 920460: the regex is one backslash not preceded by another, followed by a letter.
+    const r = rule(String.raw`SecRule REQUEST_URI "@rx (?:^|[^\\\\])\\\\[cdeghijklmpqwxyz123456789]" "id:920460,phase:2,block"`);
+    expect(r.operator.argument).toBe(String.raw`(?:^|[^\\])\\[cdeghijklmpqwxyz123456789]`);
+    // Other backslashes stay for the regex; an escaped quote is the quote; `\\"` ends the word.
+    expect(rule(String.raw`SecRule ARGS "@rx \d\/\'\"x" "id:1"`).operator.argument).toBe(String.raw`\d\/\'"x`);
+    expect(rule(String.raw`SecRule ARGS "@rx a\\" "id:1"`).operator.argument).toBe('a\\');
+    expect(rule(String.raw`SecRule ARGS '@rx it\'s' "id:1"`).operator.argument).toBe("it's");
+    expect(rule(String.raw`SecRule ARGS ^a\\\d$ "id:1"`).operator.argument).toBe(String.raw`^a\\d$`);
+    expect(parseActions(String.raw`msg:'a\\b\'c\d'`)).toEqual({ ok: true, actions: [{ name: 'msg', value: String.raw`a\b'c\d` }] });
+  });
+
   it('takes a bare operator as @rx, negated or not', () => {
     expect(rule(`SecRule ARGS "^a b$" "id:1"`).operator).toEqual({ name: 'rx', negated: false, argument: '^a b$' });
     expect(rule(`SecRule ARGS "!^x" "id:1"`).operator).toEqual({ name: 'rx', negated: true, argument: '^x' });
   });
 
-  it("reads quoted /regex/ keys with | and escaped slashes (CRS 980 '/LEAKAGE\\\\\\/ERRORS/')", () => {
+  it("reads quoted /regex/ keys with | and escaped slashes (CRS 980 '/LEAKAGE\\\\\\/ERRORS/': Apache, then ModSecurity v2, unescape)", () => {
     const r = rule(String.raw`SecRule &TX:'/LEAKAGE\\\/ERRORS/' "@ge 1" "id:980140,phase:5,pass,nolog"`);
-    expect(r.variables).toEqual([{ name: 'TX', key: { kind: 'regex', source: String.raw`LEAKAGE\\\/ERRORS` }, count: true, exclude: false }]);
+    expect(r.variables).toEqual([{ name: 'TX', key: { kind: 'regex', source: String.raw`LEAKAGE\/ERRORS` }, count: true, exclude: false }]);
     const alt = rule(`SecRule ARGS:/^(?:a|b)$/|TX:/MULTIPART_HEADERS_CONTENT_TYPES_*/ "@rx x" "id:2"`);
     expect(alt.variables.map(formatVariable)).toEqual(['ARGS:/^(?:a|b)$/', 'TX:/MULTIPART_HEADERS_CONTENT_TYPES_*/']);
   });
