@@ -53,7 +53,7 @@ export interface SuiteResult {
   problems: string[];
   byGroup: Map<string, { pass: number; fail: number; skip: number }>;
   passRate: number;
-  /** Cases skipped in process because a stage judges the web server's answer (with their stages as run). */
+  /** Cases skipped in process because a stage judges the web server's answer (as the YAML gives them, without overrides). */
   deferred: RegressionCase[];
 }
 
@@ -139,7 +139,8 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
       }
     }
     results.push({ id: c.id, group: c.group, status, reason });
-    if (status === 'skip') deferred.push({ ...c, stages });
+    // Over HTTP the case's own expectations apply: the v4 overrides are Coraza's, for Go's net/http server.
+    if (status === 'skip') deferred.push(c);
   }
   return { ...tally(results, groupsWanted), problems, deferred };
 }
