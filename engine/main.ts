@@ -80,7 +80,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const logger = options.logger ?? pino({ level: settings.logLevel, base: { service: 'rampart-engine' } });
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
   const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock);
-  const logStore = await LogStore.open(settings.dataDir);
+  const logStore = await LogStore.open(settings.dataDir, (err) => logger.error({ err }, 'access/detection log write failed; those records are lost'));
   const vendorPublicKeyPem = settings.licencePublicKeyFile ? await readFile(settings.licencePublicKeyFile, 'utf8') : undefined;
   const version = engineVersion();
 

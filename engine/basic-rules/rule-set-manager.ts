@@ -66,6 +66,8 @@ export interface RuleSetManagerDeps {
 }
 
 const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+/** Compiled rule sets kept for combinations of switched-off groups, besides the all-groups one. */
+const PARTIAL_SETS_KEPT = 4;
 
 /**
  * What ModSecurity's recommended configuration adds in front of CRS, so a body that cannot be parsed
@@ -215,18 +217,24 @@ export class RuleSetManager {
       throw new LoadFailure(`${found.dir}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`);
     }
     const settings = this.#deps.waf;
+    // Compile the all-groups instance now: it proves the set compiles and most sites use it.
+    const full = createWaf(ruleSet, settings);
+    // Other combinations of switched-off groups are compiled on demand and kept in a small
+    // most-recently-used cache (tens of MB each); a site holds on to its own instance anyway.
     const cache = new Map<string, Waf>();
     const wafFor = (disabled: readonly GroupId[]): Waf => {
+      if (disabled.length === 0) return full;
       const key = disabled.toSorted().join(',');
       let waf = cache.get(key);
-      if (!waf) {
+      if (waf) {
+        cache.delete(key);
+      } else {
         waf = createWaf(ruleSet, { ...settings, groups: Object.fromEntries(disabled.map((g) => [g, { enabled: false }])) });
-        cache.set(key, waf);
+        if (cache.size >= PARTIAL_SETS_KEPT) cache.delete(cache.keys().next().value as string);
       }
+      cache.set(key, waf);
       return waf;
     };
-    // Compile the all-groups instance now: it proves the set compiles and most sites use it.
-    const full = wafFor([]);
     this.#current = {
       generation: ++this.#generation,
       ruleSet,

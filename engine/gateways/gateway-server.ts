@@ -6,6 +6,7 @@ import type { LogStore } from '#engine/log-store';
 import {
   decide,
   accessRecord,
+  accessRecordJson,
   header,
   resolveSourceIp,
   type Headers,
@@ -194,7 +195,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
 
   const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict): void => {
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
-    logStore.append(accessLogName(site.id), accessRecord(site, facts, verdict, clock.now(), intel, null));
+    const time = clock.now();
+    logStore.appendJson(accessLogName(site.id), time, accessRecordJson(accessRecord(site, facts, verdict, time, null, null), intel));
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.

@@ -49,8 +49,9 @@ export interface IntelFields {
 }
 
 /** The `_intelligence_result` JSON of a log record: its sub-fields are `intel.<name>`. */
+/** Shared between lookups of the same address and user agent: read only. */
 export interface IntelResult {
-  intel: IntelFields;
+  readonly intel: Readonly<IntelFields>;
 }
 
 /** The flat access-log fields of spec 2.3 that come from the intelligence result. */
@@ -111,6 +112,8 @@ class IntelService implements Intel {
   private readonly uaCache: Lru<string, UaIntel>;
   private readonly ipCache: Lru<string, IpIntel>;
   private readonly scratch = new ParsedIp();
+  /** The last answer built for each cached user agent, with the address record it was built for. */
+  private readonly lastResult = new WeakMap<UaIntel, { ip: IpIntel; result: IntelResult }>();
 
   constructor(
     private readonly asn: AsnDatabase,
@@ -126,8 +129,11 @@ class IntelService implements Intel {
   lookup(ip: string, userAgent: string): IntelResult {
     const a = this.ipIntel(ip);
     const u = this.uaIntel(userAgent);
-    return {
-      intel: {
+    // A client sends many requests in a row: the answer for the same cached pair is handed out again.
+    const last = this.lastResult.get(u);
+    if (last !== undefined && last.ip === a) return last.result;
+    const result: IntelResult = Object.freeze({
+      intel: Object.freeze({
         ip_city: a.city,
         ip_country: a.country,
         ip_asn: a.asn,
@@ -140,8 +146,10 @@ class IntelService implements Intel {
         ua_version_major: u.versionMajor,
         bot_type: u.botType,
         bot_name: u.botName,
-      },
-    };
+      }),
+    });
+    this.lastResult.set(u, { ip: a, result });
+    return result;
   }
 
   cacheSizes(): { userAgents: number; addresses: number } {

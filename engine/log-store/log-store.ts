@@ -9,9 +9,20 @@ const FLUSH_AT = 2000;
  * instead of one per event-loop turn keeps the write path's fixed costs off the verdict hot path.
  */
 const FLUSH_AFTER_MS = 20;
+/**
+ * Records are encoded straight into blocks of this size, reused from a small pool: no per-record
+ * string is kept until the flush, and no block is large enough for the allocator to map fresh pages.
+ */
+const BLOCK_BYTES = 64 * 1024;
+const POOLED_BLOCKS = 32;
+const NEWLINE = 0x0a;
 /** 0xFF never starts a UTF-8 log name, so meta keys cannot collide with records. */
 const BOOT_KEY = Buffer.from([0xff, 0x62, 0x6f, 0x6f, 0x74]);
 const SECOND = 1000;
+
+const defaultOnError = (error: unknown): void => {
+  process.emitWarning(`log store write failed: ${error instanceof Error ? error.message : String(error)}`);
+};
 
 export type LogRecord = Readonly<Record<string, unknown>> & { _timestamp: number };
 
@@ -21,10 +32,19 @@ export interface ReadOptions {
   limit?: number;
 }
 
-interface Pending {
-  log: string;
-  second: number;
-  json: string;
+/** The block a log is appending to: its records of one second, newline-separated JSON. */
+interface OpenBlock {
+  readonly log: string;
+  readonly second: number;
+  readonly buf: Buffer;
+  used: number;
+}
+
+interface SealedBlock {
+  readonly log: string;
+  readonly second: number;
+  readonly buf: Buffer;
+  readonly used: number;
 }
 
 /**
@@ -37,17 +57,24 @@ interface Pending {
  */
 export class LogStore {
   readonly #db: ClassicLevel<Buffer, string>;
-  #pending: Pending[] = [];
+  readonly #open = new Map<string, OpenBlock>();
+  #sealed: SealedBlock[] = [];
+  #pendingRecords = 0;
+  readonly #pool: Buffer[] = [];
   #seq = 0;
-  #flushing: Promise<void> | null = null;
+  #tail: Promise<void> = Promise.resolve();
+  #queued = false;
   #timer: NodeJS.Timeout | null = null;
+  readonly #onError: (error: unknown) => void;
 
-  private constructor(db: ClassicLevel<Buffer, string>, boot: number) {
+  private constructor(db: ClassicLevel<Buffer, string>, boot: number, onError: (error: unknown) => void) {
     this.#db = db;
     this.#seq = (boot & 0xfff) << 20;
+    this.#onError = onError;
   }
 
-  static async open(dataDir: string): Promise<LogStore> {
+  /** `onError` hears of a background write that failed (its records are lost; the store goes on). */
+  static async open(dataDir: string, onError: (error: unknown) => void = defaultOnError): Promise<LogStore> {
     const db = new ClassicLevel<Buffer, string>(join(dataDir, 'logs'), {
       keyEncoding: 'buffer',
       valueEncoding: 'utf8',
@@ -60,45 +87,99 @@ export class LogStore {
     const stored = await db.get(BOOT_KEY);
     const boot = stored === undefined ? 1 : Number(stored) + 1;
     await db.put(BOOT_KEY, String(boot));
-    return new LogStore(db, boot);
+    return new LogStore(db, boot, onError);
   }
 
   append(log: string, record: LogRecord): void {
-    this.#pending.push({ log, second: Math.floor(record._timestamp / SECOND) * SECOND, json: JSON.stringify(record) });
-    if (this.#pending.length >= FLUSH_AT) void this.flush();
-    else this.#timer ??= setTimeout(() => void this.flush(), FLUSH_AFTER_MS);
+    this.appendJson(log, record._timestamp, JSON.stringify(record));
   }
 
-  /** Writes everything appended so far, one flush at a time. */
+  /** Appends a record already serialised as one line of JSON whose `_timestamp` is `timestamp`. */
+  appendJson(log: string, timestamp: number, json: string): void {
+    const second = Math.floor(timestamp / SECOND) * SECOND;
+    let block = this.#open.get(log);
+    // A UTF-16 code unit takes at most 3 bytes in UTF-8; only when that bound does not fit is the
+    // exact length worth measuring.
+    let need = json.length * 3 + 1;
+    if (block && (block.second !== second || block.used + need > block.buf.length)) {
+      if (block.second === second) need = Buffer.byteLength(json) + 1;
+      if (block.second !== second || block.used + need > block.buf.length) {
+        this.#seal(block);
+        block = undefined;
+      }
+    }
+    if (!block) {
+      block = { log, second, buf: this.#buffer(need), used: 0 };
+      this.#open.set(log, block);
+    }
+    if (block.used > 0) block.buf[block.used++] = NEWLINE;
+    block.used += block.buf.write(json, block.used);
+    if (++this.#pendingRecords >= FLUSH_AT) void this.#schedule().catch(this.#onError);
+    else this.#timer ??= setTimeout(this.#tick, FLUSH_AFTER_MS);
+  }
+
+  /** Writes everything appended so far (after the batch in flight, if any). */
   flush(): Promise<void> {
     if (this.#timer) {
       clearTimeout(this.#timer);
       this.#timer = null;
     }
-    this.#flushing ??= this.#drain().finally(() => {
-      this.#flushing = null;
-    });
-    return this.#flushing;
+    return this.#schedule();
   }
 
-  async #drain(): Promise<void> {
-    while (this.#pending.length > 0) {
-      const records = this.#pending;
-      this.#pending = [];
-      const blocks = new Map<string, { log: string; second: number; lines: string[] }>();
-      for (const r of records) {
-        const id = `${r.second}\u0000${r.log}`;
-        const block = blocks.get(id);
-        if (block) block.lines.push(r.json);
-        else blocks.set(id, { log: r.log, second: r.second, lines: [r.json] });
-      }
-      const batch = [];
-      for (const block of blocks.values()) {
-        this.#seq = (this.#seq & 0xfff00000) | ((this.#seq + 1) & 0xfffff);
-        batch.push({ type: 'put' as const, key: recordKey(block.log, block.second, this.#seq), value: block.lines.join('\n') });
-      }
-      await this.#db.batch(batch);
+  readonly #tick = (): void => {
+    this.#timer = null;
+    void this.#schedule().catch(this.#onError);
+  };
+
+  /**
+   * Queues one write of whatever is pending when it runs. Writes run one at a time; appends made
+   * while a write is in flight wait for the timer (or the size trigger) instead of following it at
+   * once, so a steady stream costs one LevelDB batch per interval, not one per write completion.
+   */
+  #schedule(): Promise<void> {
+    if (!this.#queued) {
+      this.#queued = true;
+      this.#tail = this.#tail
+        .catch(() => undefined)
+        .then(() => {
+          this.#queued = false;
+          return this.#write();
+        });
     }
+    return this.#tail;
+  }
+
+  #buffer(need: number): Buffer {
+    if (need > BLOCK_BYTES) return Buffer.allocUnsafeSlow(need);
+    return this.#pool.pop() ?? Buffer.allocUnsafeSlow(BLOCK_BYTES);
+  }
+
+  #seal(block: OpenBlock): void {
+    this.#open.delete(block.log);
+    this.#sealed.push({ log: block.log, second: block.second, buf: block.buf, used: block.used });
+  }
+
+  async #write(): Promise<void> {
+    for (const block of this.#open.values()) this.#seal(block);
+    const blocks = this.#sealed;
+    this.#sealed = [];
+    this.#pendingRecords = 0;
+    if (blocks.length === 0) return;
+    const batch = blocks.map((block) => {
+      this.#seq = (this.#seq & 0xfff00000) | ((this.#seq + 1) & 0xfffff);
+      return {
+        type: 'put' as const,
+        key: recordKey(block.log, block.second, this.#seq),
+        value: block.buf.subarray(0, block.used),
+      };
+    });
+    const written = this.#db.batch<Buffer, Buffer>(batch, { valueEncoding: 'buffer' });
+    // An open LevelDB copies the batch before batch() returns, so the blocks can be reused at once.
+    if (this.#db.status === 'open') {
+      for (const block of blocks) if (block.buf.length === BLOCK_BYTES && this.#pool.length < POOLED_BLOCKS) this.#pool.push(block.buf);
+    }
+    await written;
   }
 
   /** Records of one log with from <= _timestamp < to, in time order (append order within a time). */
@@ -106,19 +187,33 @@ export class LogStore {
     await this.flush();
     const limit = options.limit ?? Number.POSITIVE_INFINITY;
     const out: LogRecord[] = [];
-    const first = Math.floor(options.from / SECOND) * SECOND;
-    for await (const value of this.#db.values(rangeBounds(log, first, options.to))) {
-      const block: LogRecord[] = [];
-      for (const line of value.split('\n')) {
-        const record = JSON.parse(line) as LogRecord;
-        if (record._timestamp >= options.from && record._timestamp < options.to) block.push(record);
-      }
-      block.sort((a, b) => a._timestamp - b._timestamp);
-      for (const record of block) {
-        if (out.length >= limit) return out;
+    // Blocks come in key order (second, then sequence); one second may span several blocks, so
+    // its records are gathered and put in time order together (a stable sort keeps append order).
+    let second = Number.NaN;
+    let group: LogRecord[] = [];
+    const emit = (): boolean => {
+      group.sort((a, b) => a._timestamp - b._timestamp);
+      for (const record of group) {
+        if (out.length >= limit) return false;
         out.push(record);
       }
+      group = [];
+      return out.length < limit;
+    };
+    const first = Math.floor(options.from / SECOND) * SECOND;
+    for await (const value of this.#db.values(rangeBounds(log, first, options.to))) {
+      for (const line of value.split('\n')) {
+        const record = JSON.parse(line) as LogRecord;
+        if (record._timestamp < options.from || record._timestamp >= options.to) continue;
+        const recordSecond = Math.floor(record._timestamp / SECOND);
+        if (recordSecond !== second) {
+          if (!emit()) return out;
+          second = recordSecond;
+        }
+        group.push(record);
+      }
     }
+    emit();
     return out;
   }
 

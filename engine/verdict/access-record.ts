@@ -84,3 +84,22 @@ export function accessRecord(
     _intelligence_result: intel,
   };
 }
+
+const INTEL_TAIL = '"_intelligence_result":null}';
+const intelJsonCache = new WeakMap<IntelligenceResult, string>();
+
+/**
+ * `JSON.stringify` of an access record whose `_intelligence_result` is `intel`, serialising `intel`
+ * once per result object: the intelligence module hands out the same object for a client's repeated
+ * requests, and it is a third of the record. `record` must come from `accessRecord(..., null, ...)`.
+ */
+export function accessRecordJson(record: ReturnType<typeof accessRecord>, intel: IntelligenceResult | null): string {
+  const json = JSON.stringify(record);
+  if (intel === null || !json.endsWith(INTEL_TAIL)) return json;
+  let intelJson = intelJsonCache.get(intel);
+  if (intelJson === undefined) {
+    intelJson = JSON.stringify(intel);
+    intelJsonCache.set(intel, intelJson);
+  }
+  return `${json.slice(0, json.length - 5)}${intelJson}}`;
+}

@@ -42,4 +42,32 @@ describe('log store', () => {
     expect((await second.read('access', { from: 0, to: 10 })).map((r) => r.run)).toEqual([1, 2]);
     await second.close();
   });
+
+  it('keeps multi-byte text, records larger than a block and blocks that fill up, in order', async () => {
+    const store = await LogStore.open(dir);
+    const wide = '攻击检测 \u{1F6E1}\uFE0F ü'.repeat(40); // 3- and 4-byte UTF-8 sequences
+    const huge = 'x'.repeat(200_000);
+    for (let i = 0; i < 300; i++) store.append('access', { _timestamp: 2000 + (i % 3), i, text: i === 150 ? huge : wide });
+    store.append('access', { _timestamp: 3500, i: 300, text: 'next second' });
+    const records = await store.read('access', { from: 2000, to: 4000 });
+    expect(records.map((r) => r.i)).toEqual([
+      ...Array.from({ length: 300 }, (_, i) => i).sort((a, b) => (a % 3) - (b % 3) || a - b),
+      300,
+    ]);
+    expect(records.find((r) => r.i === 150)?.text).toBe(huge);
+    expect(records.filter((r) => r.text === wide)).toHaveLength(299);
+    await store.close();
+  });
+
+  it('writes a steady stream in a few batches and loses nothing appended during a write', async () => {
+    const store = await LogStore.open(dir);
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 500; i++) store.append('access', { _timestamp: 10_000 + round, round, i });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const records = await store.read('access', { from: 0, to: 20_000 });
+    expect(records).toHaveLength(2500);
+    expect(records.at(-1)).toMatchObject({ round: 4, i: 499 });
+    await store.close();
+  });
 });
