@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RampartError, safeEqual, type Clock, type Logger } from '#engine/shared';
 import type { SitesService, CompiledSite } from '#engine/sites';
@@ -15,6 +16,7 @@ import {
   type VerdictPorts,
   type IntelligenceResult,
 } from '#engine/verdict';
+import { serveVerdictConnection, type VerdictAnswer } from './verdict-connection.ts';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -64,6 +66,7 @@ export const accessLogName = (siteId: string): string => `access:${siteId}`;
 export const detectionLogName = (siteId: string): string => `detection:${siteId}`;
 
 const NO_STORE = 'no-store, no-cache, must-revalidate';
+const KEEP_ALIVE_MS = 75_000;
 
 function errorBody(error: RampartError): { error: { code: string; message: string; field?: string } } {
   return { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
@@ -76,31 +79,30 @@ function errorBody(error: RampartError): { error: { code: string; message: strin
 export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInstance> {
   const { sites, logStore, clock, logger } = deps;
   let lastKeyWarning = 0;
+  const verdictSockets = new Set<Socket>();
 
   // The verdict is the hot path: nginx asks it for every request. It is answered straight from
   // Node's HTTP server, before Fastify's routing, request and reply objects; everything else goes
   // through Fastify.
   const bodyLimit = deps.inspectBodyLimit ?? 128 * 1024;
-  const answerVerdict = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void => {
-    let status: number;
-    let guard: string | undefined;
-    let errorJson: string | undefined;
+  const verdictAnswer = (headers: Headers, method: string, peer: string, body: Buffer | undefined): VerdictAnswer => {
     try {
-      const outcome = verdictFor(req.headers, req.method ?? 'GET', req.socket.remoteAddress ?? '', body);
-      status = outcome.status;
-      guard = outcome.guard;
+      return verdictFor(headers, method, peer, body);
     } catch (error) {
       const known = error instanceof RampartError ? error : new RampartError('INTERNAL', 'Internal error');
       if (!(error instanceof RampartError)) logger.error({ err: error }, 'verdict failed');
-      status = known.code === 'ACCESS_KEY_INVALID' ? 401 : known.code === 'SITE_UNKNOWN' ? 404 : 500;
-      errorJson = JSON.stringify(errorBody(known));
+      const status = known.code === 'ACCESS_KEY_INVALID' ? 401 : known.code === 'SITE_UNKNOWN' ? 404 : 500;
+      return { status, json: JSON.stringify(errorBody(known)) };
     }
-    if (errorJson === undefined) {
-      res.writeHead(status, { 'x-rampart-guard': guard ?? '' });
+  };
+  const answerVerdict = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void => {
+    const answer = verdictAnswer(req.headers, req.method ?? 'GET', req.socket.remoteAddress ?? '', body);
+    if (answer.json === undefined) {
+      res.writeHead(answer.status, { 'x-rampart-guard': answer.guard ?? '' });
       res.end();
     } else {
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(errorJson) });
-      res.end(errorJson);
+      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.json) });
+      res.end(answer.json);
     }
   };
 
@@ -130,12 +132,37 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     logger: false,
     bodyLimit: GATEWAY_BODY_LIMIT,
     return503OnClosing: true,
-    keepAliveTimeout: 75_000,
-    serverFactory: (handler) =>
-      createServer((req, res) => {
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    serverFactory: (handler) => {
+      const server = createServer((req, res) => {
         if (req.url === '/_rampart/verdict') fastVerdict(req, res);
         else handler(req, res);
-      }),
+      });
+      // Connections start on the verdict's own reader (verdict-connection.ts) and move to Node's
+      // HTTP server, this listener, at their first request that is not a plain verdict.
+      const nodeConnection = server.listeners('connection')[0] as ((socket: Socket) => void) | undefined;
+      if (nodeConnection !== undefined) {
+        server.removeListener('connection', nodeConnection);
+        server.on('connection', (socket: Socket) =>
+          serveVerdictConnection(socket, {
+            answer: (headers, method, peer) => verdictAnswer(headers, method, peer, undefined),
+            handOver: (s, rest) => {
+              nodeConnection.call(server, s);
+              // Node's parser reads the socket itself from now on; the bytes already read are its first.
+              if (rest.length > 0) s.emit('data', rest);
+            },
+            keepAliveTimeoutMs: KEEP_ALIVE_MS,
+            open: verdictSockets,
+          }),
+        );
+      }
+      return server;
+    },
+  });
+  // A shutdown ends the connections read here (Node's server closes its own idle ones).
+  app.addHook('preClose', (done) => {
+    for (const socket of verdictSockets) socket.end();
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => {

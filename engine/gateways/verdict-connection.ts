@@ -1,0 +1,219 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Headers } from '#engine/verdict';
+
+/**
+ * The verdict's own reader for HTTP/1.1 keep-alive connections.
+ *
+ * nginx asks for a verdict on every client request, over a pool of keep-alive connections, with a
+ * small header-only GET. Node's HTTP server spends more on such a request (message and response
+ * objects, streams, events, ticks) than the verdict itself does, so a connection whose requests are
+ * plain verdict requests is read here: each head is cut at CRLFCRLF, checked against a strict
+ * subset of HTTP/1.1, answered synchronously, and pipelined answers go out in one write.
+ *
+ * Anything outside that subset is not interpreted here: the connection is handed to Node's HTTP
+ * server (with the bytes not yet answered), which then serves it to the end, verdicts included. That
+ * covers other routes, bodies, duplicate or folded headers, invalid characters, oversized heads,
+ * HTTP/1.0, Expect and Upgrade, so Node's parser keeps the final word on every malformed request.
+ */
+
+const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
+/** A verdict request line (the head parser checks the same, strictly). */
+const VERDICT_LINE = /^[A-Z]{1,16} \/_rampart\/verdict HTTP\/1\.1$/;
+/** Node's default --max-http-header-size: a larger head goes to Node, which answers 431. */
+export const MAX_HEAD_BYTES = 16 * 1024;
+const MAX_HEADERS = 100;
+
+export interface VerdictAnswer {
+  status: number;
+  /** X-Rampart-Guard of an answered verdict. */
+  guard?: string;
+  /** A JSON error body instead. */
+  json?: string;
+}
+
+export interface VerdictConnectionOptions {
+  /** Answers one verdict request (never throws). */
+  answer(headers: Headers, method: string, peer: string): VerdictAnswer;
+  /** Node's HTTP server takes the connection over, from `rest` on. */
+  handOver(socket: Socket, rest: Buffer): void;
+  keepAliveTimeoutMs: number;
+  /** Sockets being read here, so a shutdown can close them. */
+  open: Set<Socket>;
+}
+
+interface ParsedHead {
+  method: string;
+  headers: Record<string, string>;
+  close: boolean;
+}
+
+const isBlank = (code: number): boolean => code === 0x20 || code === 0x09;
+
+let dateSecond = -1;
+let dateHeader = '';
+
+/** `Date: ...\r\n`, formatted once a second. */
+function date(): string {
+  const now = Date.now();
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateHeader = `Date: ${new Date(now).toUTCString()}\r\n`;
+  }
+  return dateHeader;
+}
+
+/** RFC 9110 token characters, by character code. */
+const TOKEN = new Uint8Array(256);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TOKEN[c.charCodeAt(0)] = 1;
+
+/**
+ * The head of one request (without its final CRLFCRLF, read as latin1 like Node does) as header
+ * fields with lower-case names, or null when it is not a plain verdict request this reader answers
+ * (Node's server must see it instead). One pass over the characters: token names, values without
+ * control characters other than HTAB, CRLF line ends, no repeated names.
+ */
+export function parseVerdictHead(head: string): ParsedHead | null {
+  const length = head.length;
+  const lineEnd = head.indexOf('\r\n');
+  const requestLine = lineEnd === -1 ? head : head.slice(0, lineEnd);
+  if (!VERDICT_LINE.test(requestLine)) return null;
+  const method = requestLine.slice(0, requestLine.indexOf(' '));
+  const headers: Record<string, string> = {};
+  let close = false;
+  let count = 0;
+  let pos = lineEnd === -1 ? length : lineEnd + 2;
+  while (pos < length) {
+    if (++count > MAX_HEADERS) return null;
+    let i = pos;
+    while (i < length && TOKEN[head.charCodeAt(i)] === 1) i++;
+    if (i === pos || i >= length || head.charCodeAt(i) !== 0x3a) return null;
+    const name = head.slice(pos, i).toLowerCase();
+    i++;
+    while (i < length && isBlank(head.charCodeAt(i))) i++;
+    const valueStart = i;
+    let valueEnd = i;
+    for (; i < length; i++) {
+      const c = head.charCodeAt(i);
+      if (c === 0x0d) break;
+      if ((c < 0x20 && c !== 0x09) || c === 0x7f) return null;
+      if (c !== 0x20 && c !== 0x09) valueEnd = i + 1;
+    }
+    if (i < length && head.charCodeAt(i + 1) !== 0x0a) return null;
+    // A name the object already answers for (a repeat, or one of Object's own) is Node's to handle.
+    if (headers[name] !== undefined || name === '__proto__') return null;
+    const value = head.slice(valueStart, valueEnd);
+    switch (name) {
+      case 'content-length':
+        if (value !== '0') return null;
+        break;
+      case 'transfer-encoding':
+      case 'expect':
+      case 'upgrade':
+        return null;
+      case 'connection': {
+        const token = value.toLowerCase();
+        if (token === 'close') close = true;
+        else if (token !== 'keep-alive') return null;
+        break;
+      }
+    }
+    headers[name] = value;
+    pos = i + 2;
+  }
+  return { method, headers, close };
+}
+
+function response(answer: VerdictAnswer, close: boolean, keepAlive: string): string {
+  const status = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Unknown'}\r\n`;
+  const connection = close ? 'Connection: close\r\n' : keepAlive;
+  if (answer.json !== undefined) {
+    return `${status}content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(answer.json)}\r\n${date()}${connection}\r\n${answer.json}`;
+  }
+  const length = answer.status === 204 ? '' : 'content-length: 0\r\n';
+  return `${status}x-rampart-guard: ${answer.guard ?? ''}\r\n${length}${date()}${connection}\r\n`;
+}
+
+/**
+ * Serves a new gateway connection: read here while its requests are plain verdicts, otherwise (from
+ * the first request that is not) by Node's HTTP server.
+ */
+export function serveVerdictConnection(socket: Socket, options: VerdictConnectionOptions): void {
+  const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n`;
+  const peer = socket.remoteAddress ?? '';
+  let pending: Buffer | null = null;
+
+  const onTimeout = (): void => {
+    socket.destroy();
+  };
+  const onError = (): void => {
+    socket.destroy();
+  };
+  const onClose = (): void => {
+    options.open.delete(socket);
+  };
+  const onDrain = (): void => {
+    socket.resume();
+  };
+  const detach = (): void => {
+    socket.removeListener('data', onData);
+    socket.removeListener('timeout', onTimeout);
+    socket.removeListener('error', onError);
+    socket.removeListener('close', onClose);
+    socket.removeListener('drain', onDrain);
+    socket.setTimeout(0);
+    options.open.delete(socket);
+  };
+  const giveUp = (rest: Buffer): void => {
+    detach();
+    if (socket.isPaused()) socket.resume();
+    options.handOver(socket, rest);
+  };
+
+  /** Writes the answers so far, then hands the rest to Node's server. */
+  const finish = (out: string, rest: Buffer): void => {
+    if (out.length > 0) socket.write(out, 'latin1');
+    giveUp(rest);
+  };
+
+  function onData(chunk: Buffer): void {
+    const data: Buffer = pending === null ? chunk : Buffer.concat([pending, chunk]);
+    pending = null;
+    let out = '';
+    let offset = 0;
+    while (offset < data.length) {
+      const end = data.indexOf(HEAD_END, offset);
+      if (end === -1) {
+        // An incomplete head waits for more bytes, unless it is already too large or its request
+        // line shows it is not a verdict request.
+        const line = data.toString('latin1', offset, Math.min(data.length, offset + 64));
+        const lineEnd = line.indexOf('\r\n');
+        if (data.length - offset > MAX_HEAD_BYTES || (lineEnd !== -1 && !VERDICT_LINE.test(line.slice(0, lineEnd)))) {
+          return finish(out, data.subarray(offset));
+        }
+        pending = data.subarray(offset);
+        break;
+      }
+      const head = end - offset <= MAX_HEAD_BYTES ? parseVerdictHead(data.toString('latin1', offset, end)) : null;
+      if (head === null) return finish(out, data.subarray(offset));
+      out += response(options.answer(head.headers, head.method, peer), head.close, keepAlive);
+      offset = end + HEAD_END.length;
+      if (head.close) {
+        detach();
+        socket.end(out, 'latin1');
+        return;
+      }
+    }
+    if (out.length > 0 && !socket.write(out, 'latin1')) socket.pause();
+  }
+
+  options.open.add(socket);
+  socket.setNoDelay(true);
+  socket.setTimeout(options.keepAliveTimeoutMs);
+  socket.on('timeout', onTimeout);
+  socket.on('error', onError);
+  socket.on('close', onClose);
+  socket.on('drain', onDrain);
+  socket.on('data', onData);
+}

@@ -1,0 +1,254 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEngine, type TestEngine } from '../../support/engine.ts';
+import { ApiClient } from '../../support/api-client.ts';
+
+// The gateway port reads plain verdict requests itself and hands everything else to Node's HTTP
+// server (engine/gateways/verdict-connection.ts). These tests speak raw HTTP/1.1 to it.
+
+let engine: TestEngine;
+let siteId: string;
+let key: string;
+let port: number;
+
+interface Response {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A raw connection that collects responses as they arrive. */
+class Conn {
+  readonly socket: Socket;
+  #data = Buffer.alloc(0);
+  #waiters: (() => void)[] = [];
+  ended = false;
+
+  constructor() {
+    this.socket = connect(port, '127.0.0.1');
+    this.socket.on('data', (chunk: Buffer) => {
+      this.#data = Buffer.concat([this.#data, chunk]);
+      this.#wake();
+    });
+    this.socket.on('end', () => {
+      this.ended = true;
+      this.#wake();
+    });
+    this.socket.on('error', () => undefined);
+  }
+
+  #wake(): void {
+    for (const w of this.#waiters.splice(0)) w();
+  }
+
+  write(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
+  /** The next complete response (Content-Length bodies; 204 and 304 have none). */
+  async next(timeoutMs = 3000): Promise<Response> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const parsed = this.#take();
+      if (parsed) return parsed;
+      if (this.ended) throw new Error(`connection ended; unparsed: ${this.#data.toString('latin1')}`);
+      if (Date.now() > deadline) throw new Error(`no response within ${timeoutMs} ms; have: ${this.#data.toString('latin1')}`);
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  }
+
+  async closed(timeoutMs = 3000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return this.ended;
+  }
+
+  #take(): Response | null {
+    const end = this.#data.indexOf('\r\n\r\n');
+    if (end === -1) return null;
+    const lines = this.#data.toString('latin1', 0, end).split('\r\n');
+    const status = Number((lines[0] ?? '').split(' ')[1]);
+    const headers: Record<string, string> = {};
+    for (const line of lines.slice(1)) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    const length = status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? 0);
+    if (this.#data.length < end + 4 + length) return null;
+    const body = this.#data.toString('utf8', end + 4, end + 4 + length);
+    this.#data = this.#data.subarray(end + 4 + length);
+    return { status, headers, body };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+function verdictHead(extra: string[] = [], opts: { site?: string; key?: string; uri?: string; remote?: string } = {}): string {
+  return [
+    'GET /_rampart/verdict HTTP/1.1',
+    'Host: shop.example.com',
+    `X-Rampart-Site: ${opts.site ?? siteId}`,
+    `X-Rampart-Key: ${opts.key ?? key}`,
+    `X-Original-URI: ${opts.uri ?? '/products?id=1'}`,
+    'X-Original-Method: GET',
+    `X-Rampart-Remote-Addr: ${opts.remote ?? '198.51.100.20'}`,
+    'User-Agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+    ...extra,
+    '',
+    '',
+  ].join('\r\n');
+}
+
+beforeAll(async () => {
+  engine = await startTestEngine({ RAMPART_EDITION: 'B' });
+  const admin = new ApiClient(engine.url);
+  await admin.setup('root@example.com', 'Kettle#Blue7');
+  const site = await admin.request<{ id: string }>('POST', '/sites', { name: 'fast', domain: 'shop.example.com', runMode: 'block' });
+  siteId = site.body.id;
+  const global = await admin.request<{ accessKey: string }>('GET', '/site-global');
+  key = global.body.accessKey;
+  port = Number(new URL(engine.gatewayUrl).port);
+});
+
+afterAll(async () => {
+  await engine?.dispose();
+});
+
+describe('verdict connections', () => {
+  it('answers pipelined verdicts in order on one keep-alive connection', async () => {
+    const conn = new Conn();
+    conn.write(verdictHead() + verdictHead([], { uri: '/?q=<script>alert(1)</script>', remote: '203.0.113.7' }) + verdictHead());
+    const answers = [await conn.next(), await conn.next(), await conn.next()];
+    expect(answers.map((a) => a.status)).toEqual([401, 403, 401]);
+    expect(answers.map((a) => a.headers['x-rampart-guard'])).toEqual(['TOKEN_MISS', 'OWASP', 'TOKEN_MISS']);
+    expect(answers[0]?.headers.connection).toBe('keep-alive');
+    expect(answers[0]?.headers['content-length']).toBe('0');
+    expect(answers[0]?.headers.date).toMatch(/GMT$/);
+    conn.write(verdictHead());
+    expect((await conn.next()).status).toBe(401);
+    expect(conn.ended).toBe(false);
+    conn.close();
+  });
+
+  it('waits for a head that arrives a byte at a time', async () => {
+    const conn = new Conn();
+    const bytes = Buffer.from(verdictHead(), 'latin1');
+    for (const byte of bytes) {
+      conn.write(Buffer.from([byte]));
+      await new Promise((r) => setImmediate(r));
+    }
+    expect((await conn.next()).headers['x-rampart-guard']).toBe('TOKEN_MISS');
+    conn.close();
+  });
+
+  it('hands a connection to Node at its first other request, which then serves verdicts too', async () => {
+    const conn = new Conn();
+    conn.write(verdictHead());
+    expect((await conn.next()).status).toBe(401);
+    conn.write('GET /_rampart/nothing-here HTTP/1.1\r\nHost: shop.example.com\r\n\r\n');
+    const other = await conn.next();
+    expect(other.status).toBe(404);
+    expect(JSON.parse(other.body)).toMatchObject({ error: { code: 'ROUTE_NOT_FOUND' } });
+    conn.write(verdictHead());
+    const again = await conn.next();
+    expect(again.status).toBe(401);
+    expect(again.headers['x-rampart-guard']).toBe('TOKEN_MISS');
+    conn.close();
+  });
+
+  it('answers a verdict pipelined before another request, then lets Node answer that one', async () => {
+    const conn = new Conn();
+    conn.write(verdictHead() + 'GET /_rampart/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect((await conn.next()).status).toBe(401);
+    expect((await conn.next()).status).toBe(404);
+    conn.close();
+  });
+
+  it('leaves repeated headers to Node, whose joining rules apply', async () => {
+    const conn = new Conn();
+    conn.write(verdictHead([`X-Rampart-Site: ${siteId}`]));
+    const answer = await conn.next();
+    // Node joins the two values ("id, id"): no such site.
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'SITE_UNKNOWN' } });
+    conn.close();
+  });
+
+  it('leaves invalid characters and oversized heads to Node (400, 431)', async () => {
+    const control = new Conn();
+    control.write(verdictHead(['X-Bad: a\u0001b']));
+    expect((await control.next()).status).toBe(400);
+    expect(await control.closed()).toBe(true);
+
+    const bare = new Conn();
+    bare.write(verdictHead(['X-Bad: a\nX-Injected: 1']));
+    expect((await bare.next()).status).toBe(400);
+
+    const huge = new Conn();
+    huge.write(verdictHead([`X-Large: ${'a'.repeat(20_000)}`]));
+    expect((await huge.next()).status).toBe(431);
+    control.close();
+    bare.close();
+    huge.close();
+  });
+
+  it('leaves requests with a body to Node, which inspects the body', async () => {
+    const conn = new Conn();
+    const body = "q=1' UNION SELECT password FROM users--";
+    // (another client address: a blocked client is denied for a minute)
+    const head = verdictHead([`Content-Length: ${body.length}`, 'Content-Type: application/x-www-form-urlencoded', `X-Original-Content-Length: ${body.length}`], {
+      remote: '203.0.113.8',
+    }).replace(
+      'GET /_rampart/verdict',
+      'POST /_rampart/verdict',
+    );
+    conn.write(head + body);
+    const answer = await conn.next();
+    expect(answer.status).toBe(403);
+    expect(answer.headers['x-rampart-guard']).toBe('OWASP');
+    conn.close();
+  });
+
+  it('answers errors as JSON: unknown site 404, wrong key 401', async () => {
+    const conn = new Conn();
+    conn.write(verdictHead([], { site: 'no-such-site' }) + verdictHead([], { key: 'wrong' }));
+    const unknown = await conn.next();
+    const wrongKey = await conn.next();
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: 'SITE_UNKNOWN', field: 'X-Rampart-Site' } });
+    expect(wrongKey.status).toBe(401);
+    expect(JSON.parse(wrongKey.body)).toMatchObject({ error: { code: 'ACCESS_KEY_INVALID' } });
+    conn.close();
+  });
+
+  it('closes after answering a request with Connection: close', async () => {
+    const conn = new Conn();
+    conn.write(verdictHead(['Connection: close']));
+    const answer = await conn.next();
+    expect(answer.status).toBe(401);
+    expect(answer.headers.connection).toBe('close');
+    expect(await conn.closed()).toBe(true);
+  });
+
+  it('lets the engine stop promptly while verdict connections are idle', async () => {
+    const own = await startTestEngine();
+    const admin = new ApiClient(own.url);
+    await admin.setup('root@example.com', 'Kettle#Blue7');
+    const ownPort = Number(new URL(own.gatewayUrl).port);
+    const socket = connect(ownPort, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('GET /_rampart/verdict HTTP/1.1\r\nHost: x\r\nX-Rampart-Site: none\r\n\r\n');
+    await new Promise((resolve) => socket.once('data', resolve));
+    socket.on('end', () => socket.end());
+    const started = Date.now();
+    await own.dispose();
+    expect(Date.now() - started).toBeLessThan(3000);
+    socket.destroy();
+  });
+});
