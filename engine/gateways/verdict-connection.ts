@@ -125,11 +125,12 @@ export function parseVerdictHead(head: string): ParsedHead | null {
   return { method, headers, close };
 }
 
-function response(answer: VerdictAnswer, close: boolean, keepAlive: string): string {
+function response(answer: VerdictAnswer, head: boolean, close: boolean, keepAlive: string): string {
   const status = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Unknown'}\r\n`;
   const connection = close ? 'Connection: close\r\n' : keepAlive;
   if (answer.json !== undefined) {
-    return `${status}content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(answer.json)}\r\n${date()}${connection}\r\n${answer.json}`;
+    // A HEAD request's answer has the headers of the GET answer and no body.
+    return `${status}content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(answer.json)}\r\n${date()}${connection}\r\n${head ? '' : answer.json}`;
   }
   const length = answer.status === 204 ? '' : 'content-length: 0\r\n';
   return `${status}x-rampart-guard: ${answer.guard ?? ''}\r\n${length}${date()}${connection}\r\n`;
@@ -197,7 +198,7 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
       }
       const head = end - offset <= MAX_HEAD_BYTES ? parseVerdictHead(data.toString('latin1', offset, end)) : null;
       if (head === null) return finish(out, data.subarray(offset));
-      out += response(options.answer(head.headers, head.method, peer), head.close, keepAlive);
+      out += response(options.answer(head.headers, head.method, peer), head.method === 'HEAD', head.close, keepAlive);
       offset = end + HEAD_END.length;
       if (head.close) {
         detach();

@@ -46,10 +46,10 @@ class Conn {
   }
 
   /** The next complete response (Content-Length bodies; 204 and 304 have none). */
-  async next(timeoutMs = 3000): Promise<Response> {
+  async next(options: { headRequest?: boolean } = {}, timeoutMs = 3000): Promise<Response> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const parsed = this.#take();
+      const parsed = this.#take(options.headRequest === true);
       if (parsed) return parsed;
       if (this.ended) throw new Error(`connection ended; unparsed: ${this.#data.toString('latin1')}`);
       if (Date.now() > deadline) throw new Error(`no response within ${timeoutMs} ms; have: ${this.#data.toString('latin1')}`);
@@ -66,7 +66,7 @@ class Conn {
     return this.ended;
   }
 
-  #take(): Response | null {
+  #take(headRequest: boolean): Response | null {
     const end = this.#data.indexOf('\r\n\r\n');
     if (end === -1) return null;
     const lines = this.#data.toString('latin1', 0, end).split('\r\n');
@@ -76,7 +76,7 @@ class Conn {
       const colon = line.indexOf(':');
       headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
     }
-    const length = status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? 0);
+    const length = headRequest || status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? 0);
     if (this.#data.length < end + 4 + length) return null;
     const body = this.#data.toString('utf8', end + 4, end + 4 + length);
     this.#data = this.#data.subarray(end + 4 + length);
@@ -224,6 +224,19 @@ describe('verdict connections', () => {
     expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: 'SITE_UNKNOWN', field: 'X-Rampart-Site' } });
     expect(wrongKey.status).toBe(401);
     expect(JSON.parse(wrongKey.body)).toMatchObject({ error: { code: 'ACCESS_KEY_INVALID' } });
+    conn.close();
+  });
+
+  it('answers a HEAD verdict that fails with the error headers and no body', async () => {
+    const conn = new Conn();
+    conn.write(verdictHead([], { site: 'no-such-site' }).replace('GET ', 'HEAD ') + verdictHead());
+    const head = await conn.next({ headRequest: true });
+    expect(head.status).toBe(404);
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    // the next answer starts right after the head: the HEAD answer had no body
+    const next = await conn.next();
+    expect(next.status).toBe(401);
+    expect(next.headers['x-rampart-guard']).toBe('TOKEN_MISS');
     conn.close();
   });
 
