@@ -160,8 +160,12 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     },
   });
   // A shutdown ends the connections read here (Node's server closes its own idle ones).
+  // (A peer that does not close its side within two seconds is cut off.)
   app.addHook('preClose', (done) => {
-    for (const socket of verdictSockets) socket.end();
+    for (const socket of verdictSockets) {
+      socket.end();
+      setTimeout(() => socket.destroy(), 2000).unref();
+    }
     done();
   });
 

@@ -249,7 +249,7 @@ describe('verdict connections', () => {
     expect(await conn.closed()).toBe(true);
   });
 
-  it('lets the engine stop promptly while verdict connections are idle', async () => {
+  it('lets the engine stop promptly while verdict connections are idle, even one whose peer never closes', async () => {
     const own = await startTestEngine();
     const admin = new ApiClient(own.url);
     await admin.setup('root@example.com', 'Kettle#Blue7');
@@ -258,10 +258,11 @@ describe('verdict connections', () => {
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write('GET /_rampart/verdict HTTP/1.1\r\nHost: x\r\nX-Rampart-Site: none\r\n\r\n');
     await new Promise((resolve) => socket.once('data', resolve));
-    socket.on('end', () => socket.end());
+    // This client never closes its side: the engine cuts it off after two seconds.
+    socket.on('error', () => undefined);
     const started = Date.now();
     await own.dispose();
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(5000);
     socket.destroy();
   });
 });
