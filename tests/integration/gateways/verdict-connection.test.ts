@@ -254,7 +254,7 @@ describe('verdict connections', () => {
     const admin = new ApiClient(own.url);
     await admin.setup('root@example.com', 'Kettle#Blue7');
     const ownPort = Number(new URL(own.gatewayUrl).port);
-    const socket = connect(ownPort, '127.0.0.1');
+    const socket = connect({ port: ownPort, host: '127.0.0.1', allowHalfOpen: true });
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write('GET /_rampart/verdict HTTP/1.1\r\nHost: x\r\nX-Rampart-Site: none\r\n\r\n');
     await new Promise((resolve) => socket.once('data', resolve));
