@@ -653,8 +653,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
   }
   const memoWords = wordsFor(memos);
   const prefilter = new Prefilter(required);
-  const unionIds = new Map<string, number>();
-  const plans = phases.map((list) => planOf(list, unionIds));
+  const plans = phases.map((list) => planOf(list));
   phases.forEach((list, phase) => {
     for (const e of list) {
       if (e.kind !== 'rule') continue;
@@ -667,7 +666,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     }
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, unions: unionIds.size, lastUnions: [], txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
     problems,
   };
 }
@@ -717,12 +716,11 @@ const FIXED_AFTER_BODY: ReadonlySet<string> = new Set([
   'AUTH_TYPE',
 ]);
 
-/** The skip plan of one phase (see PhasePlan); `unionIds` numbers the unions across phases. */
-function planOf(list: readonly PhaseEntry[], unionIds: Map<string, number>): PhasePlan {
+/** The skip plan of one phase (see PhasePlan). */
+function planOf(list: readonly PhaseEntry[]): PhasePlan {
   const prefilter = new Int32Array(list.length).fill(-1);
   const node = new Int32Array(list.length);
   const start = new Int32Array(list.length + 1);
-  const union = new Int32Array(list.length).fill(-1);
   const selectors: number[] = [];
   list.forEach((e, i) => {
     start[i] = selectors.length;
@@ -731,16 +729,9 @@ function planOf(list: readonly PhaseEntry[], unionIds: Map<string, number>): Pha
     prefilter[i] = e.prefilter;
     node[i] = e.transformId;
     selectors.push(...e.selectors);
-    const key = `${e.transformId}:${[...new Set(e.selectors)].sort((a, b) => a - b).join(',')}`;
-    let id = unionIds.get(key);
-    if (id === undefined) {
-      id = unionIds.size;
-      unionIds.set(key, id);
-    }
-    union[i] = id;
   });
   start[list.length] = selectors.length;
-  return { prefilter, node, start, selectors: Int32Array.from(selectors), union };
+  return { prefilter, node, start, selectors: Int32Array.from(selectors) };
 }
 
 function selectorKey(v: CompiledVariable): unknown[] {

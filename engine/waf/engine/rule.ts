@@ -176,11 +176,6 @@ export interface PhasePlan {
   node: Int32Array;
   start: Int32Array;
   selectors: Int32Array;
-  /**
-   * Per entry: its union (CompiledRuleSet.unions), the same for every rule with the same
-   * selectors and trie node, so the transaction ORs their prefilter answers once.
-   */
-  union: Int32Array;
 }
 
 export interface CompiledRuleSet {
@@ -208,10 +203,6 @@ export interface CompiledRuleSet {
   selectors: CompiledVariable[];
   /** Index 0..5 like phases. */
   plans: PhasePlan[];
-  /** Number of distinct (selectors, trie node) unions of the plans (PhasePlan.union < this). */
-  unions: number;
-  /** Per union, the one the last transaction computed and its selectors' answers (see Transaction.unionOf). */
-  lastUnions: ({ parts: (Bits | null)[]; bits: Bits | null } | undefined)[];
   /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
   /** Phase 1 entries [0, txPrefix) read and write only TX (see level-plan.ts). */

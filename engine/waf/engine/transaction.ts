@@ -149,8 +149,6 @@ export class Transaction {
   private resolvedSets: (TargetList | undefined)[] = [];
   /** Per CompiledRuleSet.selectors entry: see selectorList. */
   private selectorLists: (TargetList | undefined)[] = [];
-  /** Per PhasePlan.union: the prefilter answers of its selectors ORed (reset with selectorLists). */
-  private unions: (Bits | null | undefined)[] = [];
   /** Per transaction (created on first use, as the other maps here): lower-cased keys of the stable collections, and their *_NAMES forms. */
   private lowerKeys: Map<readonly Entry[], string[]> | undefined;
   private namesOf: Map<readonly Entry[], Entry[]> | undefined;
@@ -245,7 +243,6 @@ export class Transaction {
     this.res = res;
     this.resolvedSets = [];
     this.selectorLists = [];
-    this.unions = [];
     this.runPhase(3);
     this.runPhase(4);
     return this.outcome();
@@ -479,6 +476,7 @@ export class Transaction {
       const removed = this.removedTargets.length > 0 ? this.removedFor(rule) : undefined;
       if (rule.txTarget !== undefined && removed === undefined) return this.evaluateTx(rule, rule.txTarget, op);
       let targets: TargetList;
+      if (rule.targetSet >= 0 && removed === undefined && rule.exclusions.length === 0) return this.evaluateSelectors(rule, op);
       if (rule.targetSet >= 0 && removed === undefined) {
         if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !this.mayMatch(rule)) {
           // No target can match: skip the rule without building its target list.
@@ -493,34 +491,64 @@ export class Transaction {
         this.resolveTargets(rule, removed, targets);
       }
       this.matchedCount = 0;
-      const values = targets.values;
-      const count = targets.count;
-      const node = rule.transformId;
-      for (let t = 0; t < count; t++) {
-        const record = values[t] as ValueRecord;
-        if (rule.multiMatch) {
-          // The value, then each transformation's result that differs from the one before.
-          let o = record.operands[0] as Operand;
-          let matched = this.runOperator(rule, o);
-          for (const step of rule.transformPath) {
-            if (matched) break;
-            const next = record.operands[step] ?? this.operandAt(step, record);
-            if (next.value === o.value) continue;
-            o = next;
-            matched = this.runOperator(rule, o);
-          }
-          if (matched) {
-            any = true;
-            this.recordMatch(rule, targets.name(t), o.value);
-          }
-        } else {
-          const o = record.operands[node] ?? this.operandAt(node, record);
-          if (this.runOperator(rule, o)) {
-            any = true;
-            this.recordMatch(rule, targets.name(t), o.value);
-          }
+      any = this.runTargets(rule, targets);
+    }
+    if (!any) return false;
+    if (rule.chain) return this.evaluate(rule.chain);
+    return true;
+  }
+
+  /** Runs a rule's operator over every target of a list; whether any matched (each match recorded). */
+  private runTargets(rule: CompiledRule, targets: TargetList): boolean {
+    let any = false;
+    const values = targets.values;
+    const count = targets.count;
+    const node = rule.transformId;
+    for (let t = 0; t < count; t++) {
+      const record = values[t] as ValueRecord;
+      if (rule.multiMatch) {
+        // The value, then each transformation's result that differs from the one before.
+        let o = record.operands[0] as Operand;
+        let matched = this.runOperator(rule, o);
+        for (const step of rule.transformPath) {
+          if (matched) break;
+          const next = record.operands[step] ?? this.operandAt(step, record);
+          if (next.value === o.value) continue;
+          o = next;
+          matched = this.runOperator(rule, o);
+        }
+        if (matched) {
+          any = true;
+          this.recordMatch(rule, targets.name(t), o.value);
+        }
+      } else {
+        const o = record.operands[node] ?? this.operandAt(node, record);
+        if (this.runOperator(rule, o)) {
+          any = true;
+          this.recordMatch(rule, targets.name(t), o.value);
         }
       }
+    }
+    return any;
+  }
+
+  /**
+   * A rule whose variables are all fixed once the body is read and that has no exclusions: its
+   * targets are its selectors' lists one after the other (what resolving them would give), so it
+   * runs over those lists directly, passing over each list in which no value holds a string its
+   * operator needs.
+   */
+  private evaluateSelectors(rule: CompiledRule, op: CompiledOperator): boolean {
+    this.matchedCount = 0;
+    const skippable = rule.prefilter >= 0 && !op.negated && !rule.multiMatch;
+    const node = rule.transformId;
+    const selectors = rule.selectors;
+    let any = false;
+    for (let k = 0; k < selectors.length; k++) {
+      const list = this.selectorList(selectors[k] as number);
+      if (list.count === 0) continue;
+      if (skippable && !Prefilter.has(list.anyBits[node] ?? this.anyBits(list, node), rule.prefilter)) continue;
+      if (this.runTargets(rule, list)) any = true;
     }
     if (!any) return false;
     if (rule.chain) return this.evaluate(rule.chain);
@@ -886,47 +914,21 @@ export class Transaction {
     return list;
   }
 
-  /** Whether any target of entry i's selectors passes the prefilter for its operator. */
-  private planMayMatch(plan: PhasePlan, i: number): boolean {
-    const u = plan.union[i] as number;
-    let bits = this.unions[u];
-    if (bits === undefined) bits = this.unions[u] = this.unionOf(plan, i);
-    return Prefilter.has(bits, plan.prefilter[i] as number);
-  }
-
   /**
-   * The OR of the prefilter answers over entry i's selectors after its transformations. When each
-   * selector gives the very answer it gave the last transaction (carried over with its values, see
-   * selectorList), the last union is reused.
+   * Whether any target of entry i's selectors passes the prefilter for its operator: one bit
+   * looked up per selector in that selector's union after the entry's transformations (kept on
+   * its list, see anyBits), so the rule itself is not read when none does.
    */
-  private unionOf(plan: PhasePlan, i: number): Bits | null {
+  private planMayMatch(plan: PhasePlan, i: number): boolean {
     const node = plan.node[i] as number;
-    const first = plan.start[i] as number;
+    const bit = plan.prefilter[i] as number;
     const end = plan.start[i + 1] as number;
-    const last = this.rs.lastUnions[plan.union[i] as number];
-    if (last !== undefined) {
-      let same = true;
-      for (let s = first; s < end && same; s++) same = last.parts[s - first] === this.anyBits(this.selectorList(plan.selectors[s] as number), node);
-      if (same) return last.bits;
+    for (let s = plan.start[i] as number; s < end; s++) {
+      const selector = plan.selectors[s] as number;
+      const list = this.selectorLists[selector] ?? this.selectorList(selector);
+      if (Prefilter.has(list.anyBits[node] ?? this.anyBits(list, node), bit)) return true;
     }
-    const parts: (Bits | null)[] = [];
-    let out: Bits | null = null;
-    let shared = true;
-    for (let s = first; s < end; s++) {
-      const b = this.anyBits(this.selectorList(plan.selectors[s] as number), node);
-      parts.push(b);
-      if (b === null || b === out) continue;
-      if (out === null) out = b;
-      else {
-        if (shared) {
-          out = out.slice();
-          shared = false;
-        }
-        for (let w = 0; w < b.length; w++) out[w] = (out[w] as number) | (b[w] as number);
-      }
-    }
-    this.rs.lastUnions[plan.union[i] as number] = { parts, bits: out };
-    return out;
+    return false;
   }
 
   /**
@@ -1427,7 +1429,6 @@ export class Transaction {
     this.argsCache = undefined;
     this.resolvedSets = [];
     this.selectorLists = [];
-    this.unions = [];
   }
 
   private bodyError(msg: string): void {
