@@ -665,6 +665,26 @@ export function compileRuleSet(input: CompileInput): CompileResult {
       e.skipTo = at === undefined ? list.length : at + 1;
     }
   });
+  phases.forEach((list, phase) => {
+    const after = (plans[phase] as PhasePlan).after;
+    list.forEach((e, i) => {
+      after[i] = i + 1;
+      if (e.kind !== 'rule') return;
+      if (e.skipTo !== undefined) {
+        after[i] = e.skipTo;
+        return;
+      }
+      let last = e;
+      while (last.chain) last = last.chain;
+      let skip = e.skip || last.skip;
+      let next = i + 1;
+      while (skip > 0 && next < list.length) {
+        if (list[next]?.kind === 'rule') skip--;
+        next++;
+      }
+      after[i] = next;
+    });
+  });
   return {
     ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
     problems,
@@ -731,7 +751,7 @@ function planOf(list: readonly PhaseEntry[]): PhasePlan {
     selectors.push(...e.selectors);
   });
   start[list.length] = selectors.length;
-  return { prefilter, node, start, selectors: Int32Array.from(selectors) };
+  return { prefilter, node, start, selectors: Int32Array.from(selectors), after: new Int32Array(list.length) };
 }
 
 function selectorKey(v: CompiledVariable): unknown[] {

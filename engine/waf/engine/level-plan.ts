@@ -49,7 +49,12 @@ function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number
     const values: string[] = [];
     const names: string[] = [];
     list.forEach((e, i) => {
-      if (e.kind !== 'rule' || !isLevelGuard(e)) return;
+      if (e.kind === 'marker') {
+        // A marker does nothing: passed over without reading it.
+        fate[i] = NEVER;
+        return;
+      }
+      if (!isLevelGuard(e)) return;
       const level = levels[e.group];
       if (level === undefined) return;
       const input = LEVELS[level] ?? String(level);

@@ -176,6 +176,11 @@ export interface PhasePlan {
   node: Int32Array;
   start: Int32Array;
   selectors: Int32Array;
+  /**
+   * Where the phase goes on after entry i matched (and did not end it): its skipAfter marker,
+   * else past its `skip` count of rules, else i + 1.
+   */
+  after: Int32Array;
 }
 
 export interface CompiledRuleSet {

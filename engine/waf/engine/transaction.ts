@@ -23,6 +23,7 @@ import type {
   LevelPlan,
   LiteralKey,
   Macro,
+  PhaseEntry,
   PhasePlan,
   RegexKey,
   SetVarAction,
@@ -189,6 +190,8 @@ export class Transaction {
   private bodyAccess: boolean;
   private forceBodyVariable = false;
   private bodyLimit: number;
+  /** ruleRemoveById / ByTag / ByMsg so far (runFrom checks each rule only when there are any). */
+  private removals = 0;
   private removedRanges: [number, number][] = [];
   private removedTags: string[] = [];
   private removedMsgs: string[] = [];
@@ -301,48 +304,41 @@ export class Transaction {
         i++;
         continue;
       }
-      const e = list[i];
-      if (e === undefined || e.kind === 'marker') {
-        i++;
-        continue;
-      }
-      if (this.isRemoved(e)) {
-        i++;
-        continue;
-      }
+      const e = list[i] as PhaseEntry;
       if (fate === ALWAYS) {
-        // A paranoia guard whose outcome the level profile fixes: its match sets MATCHED_VAR and jumps.
-        this.currentRule = e;
-        this.matchedVar = this.levelPlan.guardValues[phase]?.[i] as string;
-        this.matchedVarName = this.levelPlan.guardNames[phase]?.[i] as string;
-      } else {
-        this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
-        this.matchedCount = 0;
-        const ok = this.evaluate(e);
-        this.paranoiaOverride = undefined;
-        if (!ok) {
+        // A paranoia guard whose outcome the level profile fixes: its match sets MATCHED_VAR and
+        // jumps, all from the plans (the rule object itself stays unread).
+        if (this.removals > 0 && this.isRemoved(e as CompiledRule)) {
           i++;
           continue;
         }
-        this.onFullMatch(e);
-        if (this.interrupted && phase < 5) return -1;
-        if (this.allowAll || (this.allowRequest && phase <= 2)) return -1;
-        if (this.allowPhase) {
-          this.allowPhase = false;
-          return -1;
-        }
-      }
-      if (e.skipTo !== undefined) {
-        i = e.skipTo;
+        this.currentRule = e as CompiledRule;
+        this.matchedVar = this.levelPlan.guardValues[phase]?.[i] as string;
+        this.matchedVarName = this.levelPlan.guardNames[phase]?.[i] as string;
+        i = plan.after[i] as number;
         continue;
       }
-      const last = this.lastLink(e);
-      let skip = e.skip || last.skip;
-      i++;
-      while (skip > 0 && i < list.length) {
-        if (list[i]?.kind === 'rule') skip--;
+      // Markers are NEVER in every level plan; this only guards the type.
+      if (e.kind === 'marker' || (this.removals > 0 && this.isRemoved(e))) {
         i++;
+        continue;
       }
+      this.paranoiaOverride = e.group >= 0 ? this.opts.groupLevels[e.group] : undefined;
+      this.matchedCount = 0;
+      const ok = this.evaluate(e);
+      this.paranoiaOverride = undefined;
+      if (!ok) {
+        i++;
+        continue;
+      }
+      this.onFullMatch(e);
+      if (this.interrupted && phase < 5) return -1;
+      if (this.allowAll || (this.allowRequest && phase <= 2)) return -1;
+      if (this.allowPhase) {
+        this.allowPhase = false;
+        return -1;
+      }
+      i = plan.after[i] as number;
     }
     return i;
   }
@@ -793,12 +789,15 @@ export class Transaction {
         break;
       case 'ruleRemoveById':
         this.removedRanges.push(...c.ranges);
+        this.removals++;
         break;
       case 'ruleRemoveByTag':
         this.removedTags.push(this.expand(c.tag));
+        this.removals++;
         break;
       case 'ruleRemoveByMsg':
         this.removedMsgs.push(c.msg);
+        this.removals++;
         break;
       case 'ruleRemoveTargetById':
         this.removedTargets.push({ byId: c.ranges, target: c.target });
@@ -892,11 +891,31 @@ export class Transaction {
     for (const v of rule.variables) this.collect(v, rule.exclusions, removed, out);
   }
 
+  /**
+   * A target set with exclusions, from its selectors' lists (already resolved for the skip plan):
+   * each list's entries are copied but those an exclusion names. Exclusions apply to a
+   * collection's keyed entries only (as collect applies them); a count with an exclusion on its
+   * collection is collected anew, since the exclusion changes the count.
+   */
   private resolveSet(rule: CompiledRule): TargetList {
-    const list = new TargetList();
-    this.resolveTargets(rule, undefined, list);
-    this.resolvedSets[rule.targetSet] = list;
-    return list;
+    const out = new TargetList();
+    const exclusions = rule.exclusions;
+    rule.variables.forEach((v, k) => {
+      let applies = false;
+      for (const ex of exclusions) if (ex.name === v.name) applies = true;
+      if (v.count && applies) {
+        this.collect(v, exclusions, undefined, out);
+        return;
+      }
+      const list = this.selectorList(rule.selectors[k] as number);
+      for (let t = 0; t < list.count; t++) {
+        const key = list.keys[t];
+        if (applies && key !== undefined && Transaction.excluded(v.name, key.toLowerCase(), key, exclusions)) continue;
+        out.push(list.collections[t] as string, key, list.values[t] as ValueRecord);
+      }
+    });
+    this.resolvedSets[rule.targetSet] = out;
+    return out;
   }
 
   /** One selector's targets, without exclusions, once per transaction (until the body or response). */
