@@ -19,7 +19,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { compileMacro } from './macro.ts';
 import { groupOfFile } from './groups.ts';
 import { Prefilter } from './prefilter.ts';
-import { wordsFor } from './bits.ts';
+import { WORD_BITS, wordsFor } from './bits.ts';
 import { ValueCache } from './value-cache.ts';
 import { newLevelPlanCache, txOnlyPrefix } from './level-plan.ts';
 import { lowerKey, variableName } from './variable-name.ts';
@@ -653,7 +653,15 @@ export function compileRuleSet(input: CompileInput): CompileResult {
   }
   const memoWords = wordsFor(memos);
   const prefilter = new Prefilter(required);
-  const plans = phases.map((list) => planOf(list));
+  const pairIds = new Map<string, number>();
+  const plans = phases.map((list) => planOf(list, pairIds));
+  const pairSelector = new Int32Array(pairIds.size);
+  const pairNode = new Int32Array(pairIds.size);
+  for (const [key, id] of pairIds) {
+    const [selector, node] = key.split(':').map(Number);
+    pairSelector[id] = selector as number;
+    pairNode[id] = node as number;
+  }
   phases.forEach((list, phase) => {
     for (const e of list) {
       if (e.kind !== 'rule') continue;
@@ -686,7 +694,7 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     });
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
+    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, pairSelector, pairNode, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
     problems,
   };
 }
@@ -736,22 +744,45 @@ const FIXED_AFTER_BODY: ReadonlySet<string> = new Set([
   'AUTH_TYPE',
 ]);
 
-/** The skip plan of one phase (see PhasePlan). */
-function planOf(list: readonly PhaseEntry[]): PhasePlan {
+/** The skip plan of one phase (see PhasePlan); `pairIds` numbers the (selector, node) pairs across phases. */
+function planOf(list: readonly PhaseEntry[], pairIds: Map<string, number>): PhasePlan {
   const prefilter = new Int32Array(list.length).fill(-1);
+  const word = new Int32Array(list.length);
+  const mask = new Int32Array(list.length);
   const node = new Int32Array(list.length);
   const start = new Int32Array(list.length + 1);
   const selectors: number[] = [];
+  const pairs: number[] = [];
   list.forEach((e, i) => {
     start[i] = selectors.length;
     if (e.kind !== 'rule' || e.unconditional || e.targetSet < 0 || e.prefilter < 0 || e.multiMatch) return;
     if (e.operator === undefined || e.operator.negated || e.txTarget !== undefined) return;
     prefilter[i] = e.prefilter;
+    word[i] = (e.prefilter / WORD_BITS) | 0;
+    mask[i] = 1 << (e.prefilter % WORD_BITS);
     node[i] = e.transformId;
-    selectors.push(...e.selectors);
+    for (const selector of e.selectors) {
+      const key = `${selector}:${e.transformId}`;
+      let id = pairIds.get(key);
+      if (id === undefined) {
+        id = pairIds.size;
+        pairIds.set(key, id);
+      }
+      selectors.push(selector);
+      pairs.push(id);
+    }
   });
   start[list.length] = selectors.length;
-  return { prefilter, node, start, selectors: Int32Array.from(selectors), after: new Int32Array(list.length) };
+  return {
+    prefilter,
+    word,
+    mask,
+    node,
+    start,
+    selectors: Int32Array.from(selectors),
+    pairs: Int32Array.from(pairs),
+    after: new Int32Array(list.length),
+  };
 }
 
 function selectorKey(v: CompiledVariable): unknown[] {

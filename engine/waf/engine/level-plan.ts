@@ -73,7 +73,7 @@ function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number
     guardValues.push(values);
     guardNames.push(names);
   }
-  return { paranoiaLevel, fates, guardValues, guardNames, txKeys: phases.map(() => []), txEntries: phases.map(() => []), snapshot: undefined };
+  return { paranoiaLevel, fates, guardValues, guardNames, txKeys: phases.map(() => []), txEntries: phases.map(() => []), txWatch: new Map(), txMasks: phases.map(() => []), txWords: 1, snapshot: undefined };
 }
 
 /**

@@ -6,7 +6,6 @@ import type { Prefilter } from './prefilter.ts';
 import type { ValueCache } from './value-cache.ts';
 import type { TargetList } from './target-list.ts';
 import type { Entry } from './request-data.ts';
-import type { Bits } from './bits.ts';
 
 /** A string with %{...} macros, split once at compile time. */
 export type MacroPart = string | { collection: string; key: string | undefined; selector: LiteralKey | undefined };
@@ -173,9 +172,14 @@ export interface EngineConfig {
  */
 export interface PhasePlan {
   prefilter: Int32Array;
+  /** The prefilter bit as word index and mask (see bits.ts). */
+  word: Int32Array;
+  mask: Int32Array;
   node: Int32Array;
   start: Int32Array;
   selectors: Int32Array;
+  /** Parallel to selectors: the (selector, trie node) pair (CompiledRuleSet.pairSelector / pairNode). */
+  pairs: Int32Array;
   /**
    * Where the phase goes on after entry i matched (and did not end it): its skipAfter marker,
    * else past its `skip` count of rules, else i + 1.
@@ -208,6 +212,12 @@ export interface CompiledRuleSet {
   selectors: CompiledVariable[];
   /** Index 0..5 like phases. */
   plans: PhasePlan[];
+  /**
+   * The distinct (selector, trie node) pairs the plans ask about: the transaction keeps each
+   * pair's prefilter OR in one flat array (Transaction.pairBits).
+   */
+  pairSelector: Int32Array;
+  pairNode: Int32Array;
   /** Per selector, the list the last transaction resolved (see Transaction.selectorList). */
   lastSets: (TargetList | undefined)[];
   /** Phase 1 entries [0, txPrefix) read and write only TX (see level-plan.ts). */
@@ -245,6 +255,14 @@ export interface LevelPlan {
   /** For *_IF_SAME entries: the TX keys (lower case) the rule reads and the snapshot's entries. */
   readonly txKeys: string[][][];
   readonly txEntries: (Entry | undefined)[][][];
+  /**
+   * The same condition as bits: each TX key an *_IF_SAME entry reads numbered (txWatch), and per
+   * entry the mask of its keys (txMasks, txWords words). A transaction started from the snapshot
+   * sets a key's bit when it writes the key, so the test needs no map lookup.
+   */
+  readonly txWatch: Map<string, number>;
+  readonly txMasks: number[][][];
+  txWords: number;
   /** undefined: not taken yet; null: the prefix cannot be replayed (it matched, logged or disrupted). */
   snapshot: TxSnapshot | null | undefined;
 }

@@ -31,7 +31,7 @@ import type {
 } from './rule.ts';
 import { ALWAYS, EVALUATE, effectFree, IF_SAME, levelPlanFor, NEVER, txConditionKeys } from './level-plan.ts';
 import { Prefilter } from './prefilter.ts';
-import { type Bits, emptyBits, setBit } from './bits.ts';
+import { type Bits, emptyBits, setBit, wordsFor } from './bits.ts';
 import { newRecord, type Operand, type ValueRecord } from './value-cache.ts';
 import { TargetList } from './target-list.ts';
 import { formatLogLine } from './compat-log.ts';
@@ -139,6 +139,8 @@ export class Transaction {
   private readonly started = process.hrtime.bigint();
 
   private tx = new Map<string, Entry>();
+  /** Once started from the snapshot: bits (LevelPlan.txWatch) of the watched TX keys written since. */
+  private txDirty: Bits | undefined;
   private readonly levelPlan: LevelPlan;
   private txList: Entry[] | undefined;
   private persistent: Map<string, Map<string, Entry>> | undefined;
@@ -150,6 +152,8 @@ export class Transaction {
   private resolvedSets: (TargetList | undefined)[] = [];
   /** Per CompiledRuleSet.selectors entry: see selectorList. */
   private selectorLists: (TargetList | undefined)[] = [];
+  /** Per CompiledRuleSet pair (selector, trie node): its list's prefilter OR (reset with selectorLists). */
+  private pairBits: (Bits | null | undefined)[] | undefined;
   /** Per transaction (created on first use, as the other maps here): lower-cased keys of the stable collections, and their *_NAMES forms. */
   private lowerKeys: Map<readonly Entry[], string[]> | undefined;
   private namesOf: Map<readonly Entry[], Entry[]> | undefined;
@@ -246,6 +250,7 @@ export class Transaction {
     this.res = res;
     this.resolvedSets = [];
     this.selectorLists = [];
+    this.pairBits = undefined;
     this.runPhase(3);
     this.runPhase(4);
     return this.outcome();
@@ -345,6 +350,13 @@ export class Transaction {
 
   /** Whether the TX entries entry i of a phase reads are still those its *_IF_SAME fate was computed on. */
   private sameTx(phase: number, i: number): boolean {
+    const dirty = this.txDirty;
+    if (dirty !== undefined) {
+      // Started from the snapshot: the entries are the snapshot's unless one was written since.
+      const masks = this.levelPlan.txMasks[phase]?.[i] as number[];
+      for (let w = 0; w < masks.length; w++) if (((dirty[w] as number) & (masks[w] as number)) !== 0) return false;
+      return true;
+    }
     const keys = this.levelPlan.txKeys[phase]?.[i] as string[];
     const entries = this.levelPlan.txEntries[phase]?.[i] as (Entry | undefined)[];
     for (let k = 0; k < keys.length; k++) if (this.tx.get(keys[k] as string) !== entries[k]) return false;
@@ -362,6 +374,7 @@ export class Transaction {
     if (snap === null || snap.ruleEngine !== this.ruleEngine) return 0;
     this.tx = new Map(snap.tx);
     this.txList = undefined;
+    this.txDirty = emptyBits(plan.txWords);
     this.matchedVar = snap.matchedVar;
     this.matchedVarName = snap.matchedVarName;
     this.currentRule = snap.currentRule;
@@ -403,6 +416,17 @@ export class Transaction {
         (plan.txKeys[phase] as string[][])[i] = keys;
         (plan.txEntries[phase] as (Entry | undefined)[][])[i] = keys.map((k) => this.tx.get(k));
         fates[i] = IF_SAME + fate;
+      });
+    });
+    // Each TX key an *_IF_SAME fate reads gets a bit; each such entry, the mask of its keys.
+    const watch = plan.txWatch;
+    for (const entries of plan.txKeys) for (const keys of entries) if (keys !== undefined) for (const k of keys) if (!watch.has(k)) watch.set(k, watch.size);
+    plan.txWords = wordsFor(watch.size);
+    plan.txKeys.forEach((entries, phase) => {
+      entries.forEach((keys, i) => {
+        const mask = emptyBits(plan.txWords);
+        for (const k of keys) setBit(mask, watch.get(k) as number);
+        (plan.txMasks[phase] as number[][])[i] = mask;
       });
     });
   }
@@ -462,7 +486,7 @@ export class Transaction {
 
   private evaluate(rule: CompiledRule): boolean {
     this.currentRule = rule;
-    let any = false;
+    let any: boolean;
     if (rule.unconditional) {
       this.onMatch(rule);
       any = true;
@@ -749,8 +773,16 @@ export class Transaction {
   // -------------------------------------------------------------------------------------------
 
   private setTx(key: string, value: string): void {
-    this.tx.set(lowerKey(key), [key, value]);
+    const lower = lowerKey(key);
+    this.tx.set(lower, [key, value]);
     this.txList = undefined;
+    if (this.txDirty !== undefined) this.markTx(lower);
+  }
+
+  /** Notes a write to a TX key some *_IF_SAME fate depends on (see sameTx). */
+  private markTx(lower: string): void {
+    const bit = this.levelPlan.txWatch.get(lower);
+    if (bit !== undefined) setBit(this.txDirty as Bits, bit);
   }
 
   private collectionMap(name: string): Map<string, Entry> {
@@ -767,7 +799,10 @@ export class Transaction {
     const map = this.collectionMap(sv.collection);
     const key = this.expand(sv.key);
     const lower = sv.lowerKey ?? key.toLowerCase();
-    if (map === this.tx) this.txList = undefined;
+    if (map === this.tx) {
+      this.txList = undefined;
+      if (this.txDirty !== undefined) this.markTx(lower);
+    }
     if (sv.op === 'delete') {
       map.delete(lower);
       return;
@@ -939,13 +974,15 @@ export class Transaction {
    * its list, see anyBits), so the rule itself is not read when none does.
    */
   private planMayMatch(plan: PhasePlan, i: number): boolean {
-    const node = plan.node[i] as number;
-    const bit = plan.prefilter[i] as number;
+    const word = plan.word[i] as number;
+    const mask = plan.mask[i] as number;
     const end = plan.start[i + 1] as number;
+    const pairBits = (this.pairBits ??= new Array<Bits | null | undefined>(this.rs.pairSelector.length));
     for (let s = plan.start[i] as number; s < end; s++) {
-      const selector = plan.selectors[s] as number;
-      const list = this.selectorLists[selector] ?? this.selectorList(selector);
-      if (Prefilter.has(list.anyBits[node] ?? this.anyBits(list, node), bit)) return true;
+      const pair = plan.pairs[s] as number;
+      let bits = pairBits[pair];
+      if (bits === undefined) bits = pairBits[pair] = this.anyBits(this.selectorList(this.rs.pairSelector[pair] as number), this.rs.pairNode[pair] as number);
+      if (bits !== null && ((bits[word] as number) & mask) !== 0) return true;
     }
     return false;
   }
@@ -1448,6 +1485,7 @@ export class Transaction {
     this.argsCache = undefined;
     this.resolvedSets = [];
     this.selectorLists = [];
+    this.pairBits = undefined;
   }
 
   private bodyError(msg: string): void {
