@@ -20,8 +20,11 @@ export class Prefilter {
   /** Byte (ASCII letters folded) -> class; class 0 is every byte no needle uses. */
   private readonly classOf = new Uint8Array(256);
   private readonly classes: number;
-  /** next[state * classes + class] */
-  private readonly next: Int32Array;
+  /**
+   * next[state * classes + class]; 16-bit entries while the states fit (CRS 3.3.4: about 10,000
+   * states, 1.7 MB instead of 3.4 MB), so a scan of a new value touches half the cache lines.
+   */
+  private readonly next: Uint16Array | Int32Array;
   /** Per state: the needle ending exactly there, or -1. */
   private readonly own: Int32Array;
   /** Per state: the nearest proper suffix state with a needle of its own, or -1. */
@@ -82,7 +85,7 @@ export class Prefilter {
       own[s] = n;
     });
     const states = children.length;
-    this.next = new Int32Array(states * classes);
+    this.next = states <= 0x10000 ? new Uint16Array(states * classes) : new Int32Array(states * classes);
     this.own = Int32Array.from(own);
     this.dict = new Int32Array(states).fill(-1);
     const fail = new Int32Array(states);
