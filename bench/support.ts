@@ -39,7 +39,7 @@ export async function startEngineProcess(env: Record<string, string>): Promise<S
   const child = fork('dist/engine/main.js', [], {
     env: { ...process.env, ...env },
     execArgv,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', process.env.BENCH_ENGINE_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
   const ready = await new Promise<{ consoleUrl: string }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { consoleUrl: string }));
