@@ -682,13 +682,23 @@ export class Transaction {
     let bits = targets.anyBits[node];
     if (bits !== undefined) return bits;
     bits = null;
+    // The first answer is used as it is (answers are never written to) and copied only when a
+    // second one is ORed in: most lists hold one value, or one that passes the prefilter at all.
+    let own = false;
     for (let t = 0; t < targets.count; t++) {
       const record = targets.values[t] as ValueRecord;
       const o = record.operands[node] ?? this.operandAt(node, record);
       const b = o.bits === undefined ? this.scanOperand(o) : o.bits;
-      if (b === null) continue;
-      if (bits === null) bits = b.slice();
-      else for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
+      if (b === null || b === bits) continue;
+      if (bits === null) {
+        bits = b;
+        continue;
+      }
+      if (!own) {
+        bits = bits.slice();
+        own = true;
+      }
+      for (let w = 0; w < b.length; w++) bits[w] = (bits[w] as number) | (b[w] as number);
     }
     targets.anyBits[node] = bits;
     return bits;
