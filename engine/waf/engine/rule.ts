@@ -238,6 +238,8 @@ export interface TxSnapshot {
   currentRule: CompiledRule | undefined;
   /** The engine mode the prefix ran under (a matching `deny` would differ between On and DetectionOnly). */
   ruleEngine: string;
+  /** Per regex key literal (RegexKey.literal): the snapshot's lower-case TX keys holding it, in order. */
+  byLiteral: Map<string, string[]>;
 }
 
 export interface LevelPlan {

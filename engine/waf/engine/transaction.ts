@@ -141,6 +141,10 @@ export class Transaction {
   private tx = new Map<string, Entry>();
   /** Once started from the snapshot: bits (LevelPlan.txWatch) of the watched TX keys written since. */
   private txDirty: Bits | undefined;
+  /** Once started from the snapshot: it, the TX keys added since in order, and whether any was deleted (see collectTxRegex). */
+  private txSnap: TxSnapshot | undefined;
+  private txAdded: string[] | undefined;
+  private txDeleted = false;
   private readonly levelPlan: LevelPlan;
   private txList: Entry[] | undefined;
   private persistent: Map<string, Map<string, Entry>> | undefined;
@@ -375,6 +379,8 @@ export class Transaction {
     this.tx = new Map(snap.tx);
     this.txList = undefined;
     this.txDirty = emptyBits(plan.txWords);
+    this.txSnap = snap;
+    this.txAdded = [];
     this.matchedVar = snap.matchedVar;
     this.matchedVarName = snap.matchedVarName;
     this.currentRule = snap.currentRule;
@@ -458,6 +464,7 @@ export class Transaction {
       highestSeverity: t.highestSeverity,
       currentRule: t.currentRule,
       ruleEngine: this.ruleEngine,
+      byLiteral: new Map(),
     };
     t.conditionalFates();
     return snapshot;
@@ -784,9 +791,11 @@ export class Transaction {
 
   private setTx(key: string, value: string): void {
     const lower = lowerKey(key);
+    const size = this.tx.size;
     this.tx.set(lower, [key, value]);
     this.txList = undefined;
     if (this.txDirty !== undefined) this.markTx(lower);
+    if (this.tx.size !== size) this.txAdded?.push(lower);
   }
 
   /** Notes a write to a TX key some *_IF_SAME fate depends on (see sameTx). */
@@ -809,22 +818,26 @@ export class Transaction {
     const map = this.collectionMap(sv.collection);
     const key = this.expand(sv.key);
     const lower = sv.lowerKey ?? key.toLowerCase();
-    if (map === this.tx) {
+    const isTx = map === this.tx;
+    if (isTx) {
       this.txList = undefined;
       if (this.txDirty !== undefined) this.markTx(lower);
     }
     if (sv.op === 'delete') {
       map.delete(lower);
+      if (isTx) this.txDeleted = true;
       return;
     }
     const value = this.expand(sv.value);
+    const size = map.size;
     if (sv.op === 'set') {
       map.set(lower, [key, value]);
-      return;
+    } else {
+      const current = toInt(map.get(lower)?.[1]);
+      const delta = toInt(value);
+      map.set(lower, [key, String(sv.op === 'add' ? current + delta : current - delta)]);
     }
-    const current = toInt(map.get(lower)?.[1]);
-    const delta = toInt(value);
-    map.set(lower, [key, String(sv.op === 'add' ? current + delta : current - delta)]);
+    if (isTx && map.size !== size) this.txAdded?.push(lower);
   }
 
   private ctl(c: CtlAction): void {
@@ -1073,12 +1086,32 @@ export class Transaction {
     const memo = keyMemo(key.re);
     const literal = key.literal;
     let count = 0;
-    // forEach: no [key, value] pair allocated per entry.
-    this.tx.forEach((e, lower) => {
-      if (!lower.includes(literal) || !memoMatches(memo, key.re, e[0])) return;
-      if (v.count) count++;
-      else out.push('TX', e[0], this.record(e[1]));
-    });
+    const snap = this.txSnap;
+    const added = this.txAdded;
+    if (snap !== undefined && added !== undefined && !this.txDeleted) {
+      // Nothing deleted since the snapshot: the map holds the snapshot's keys in their order, then
+      // the keys added since in theirs, so the snapshot's keys with the literal are known already.
+      let keys = snap.byLiteral.get(literal);
+      if (keys === undefined) {
+        keys = snap.tx.filter(([lower]) => lower.includes(literal)).map(([lower]) => lower);
+        snap.byLiteral.set(literal, keys);
+      }
+      for (let k = 0; k < keys.length + added.length; k++) {
+        const lower = k < keys.length ? (keys[k] as string) : (added[k - keys.length] as string);
+        if (k >= keys.length && !lower.includes(literal)) continue;
+        const e = this.tx.get(lower) as Entry;
+        if (!memoMatches(memo, key.re, e[0])) continue;
+        if (v.count) count++;
+        else out.push('TX', e[0], this.record(e[1]));
+      }
+    } else {
+      // forEach: no [key, value] pair allocated per entry.
+      this.tx.forEach((e, lower) => {
+        if (!lower.includes(literal) || !memoMatches(memo, key.re, e[0])) return;
+        if (v.count) count++;
+        else out.push('TX', e[0], this.record(e[1]));
+      });
+    }
     if (v.count) out.push('TX', undefined, this.record(String(count)));
   }
 
