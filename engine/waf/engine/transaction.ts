@@ -224,7 +224,12 @@ export class Transaction {
     this.bodyLimit = rs.config.requestBodyLimit;
     this.line = buildRequestLineData(req, rs.config.argumentSeparator, rs.config.argumentsLimit);
     this.urlencodedError = this.line.urlencodedError;
-    this.setTx('paranoia_level', String(opts.paranoiaLevel));
+    // CRS 3 reads tx.paranoia_level; CRS 4 blocks on the scores of levels up to
+    // tx.blocking_paranoia_level (its default, 1, would let higher-level rules fire but never block).
+    const level = String(opts.paranoiaLevel);
+    this.setTx('paranoia_level', level);
+    this.setTx('blocking_paranoia_level', level);
+    this.setTx('detection_paranoia_level', level);
     this.bodyProcessor = this.processorFor((this.header('content-type') ?? '').toLowerCase());
   }
 
