@@ -145,7 +145,9 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
         server.removeListener('connection', nodeConnection);
         server.on('connection', (socket: Socket) =>
           serveVerdictConnection(socket, {
-            answer: (headers, method, peer) => verdictAnswer(headers, method, peer, undefined),
+            answer: (headers, method, peer, body) => verdictAnswer(headers, method, peer, body),
+            // The WAF sees at most bodyLimit + 1 bytes (one more than the limit tells it the body is too large).
+            maxBodyBytes: bodyLimit + 1,
             handOver: (s, rest) => {
               nodeConnection.call(server, s);
               // Node's parser reads the socket itself from now on; the bytes already read are its first.

@@ -13,7 +13,7 @@ import type { Headers } from '#engine/verdict';
  *
  * Anything outside that subset is not interpreted here: the connection is handed to Node's HTTP
  * server (with the bytes not yet answered), which then serves it to the end, verdicts included. That
- * covers other routes, bodies, duplicate or folded headers, invalid characters, oversized heads,
+ * covers other routes, chunked or large bodies, duplicate or folded headers, invalid characters, oversized heads,
  * HTTP/1.0, Expect and Upgrade, so Node's parser keeps the final word on every malformed request.
  */
 
@@ -33,8 +33,10 @@ export interface VerdictAnswer {
 }
 
 export interface VerdictConnectionOptions {
-  /** Answers one verdict request (never throws). */
-  answer(headers: Headers, method: string, peer: string): VerdictAnswer;
+  /** Answers one verdict request (never throws); `body` is the request body, if it has one. */
+  answer(headers: Headers, method: string, peer: string, body: Buffer | undefined): VerdictAnswer;
+  /** A body longer than this is left to Node's server (which keeps what the WAF inspects of it). */
+  maxBodyBytes: number;
   /** Node's HTTP server takes the connection over, from `rest` on. */
   handOver(socket: Socket, rest: Buffer): void;
   keepAliveTimeoutMs: number;
@@ -46,8 +48,12 @@ interface ParsedHead {
   method: string;
   headers: Record<string, string>;
   close: boolean;
+  /** Bytes of body that follow the head (Content-Length). */
+  bodyLength: number;
 }
 
+/** A Content-Length this reader takes (larger bodies are Node's, which streams them). */
+const DECIMAL = /^[0-9]{1,9}$/;
 const isBlank = (code: number): boolean => code === 0x20 || code === 0x09;
 
 let dateSecond = -1;
@@ -82,6 +88,7 @@ export function parseVerdictHead(head: string): ParsedHead | null {
   const method = requestLine.slice(0, requestLine.indexOf(' '));
   const headers: Record<string, string> = {};
   let close = false;
+  let bodyLength = 0;
   let count = 0;
   let pos = lineEnd === -1 ? length : lineEnd + 2;
   while (pos < length) {
@@ -106,7 +113,8 @@ export function parseVerdictHead(head: string): ParsedHead | null {
     const value = head.slice(valueStart, valueEnd);
     switch (name) {
       case 'content-length':
-        if (value !== '0') return null;
+        if (!DECIMAL.test(value)) return null;
+        bodyLength = Number(value);
         break;
       case 'transfer-encoding':
       case 'expect':
@@ -122,7 +130,7 @@ export function parseVerdictHead(head: string): ParsedHead | null {
     headers[name] = value;
     pos = i + 2;
   }
-  return { method, headers, close };
+  return { method, headers, close, bodyLength };
 }
 
 function response(answer: VerdictAnswer, head: boolean, close: boolean, keepAlive: string): string {
@@ -197,9 +205,16 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
         break;
       }
       const head = end - offset <= MAX_HEAD_BYTES ? parseVerdictHead(data.toString('latin1', offset, end)) : null;
-      if (head === null) return finish(out, data.subarray(offset));
-      out += response(options.answer(head.headers, head.method, peer), head.method === 'HEAD', head.close, keepAlive);
-      offset = end + HEAD_END.length;
+      if (head === null || head.bodyLength > options.maxBodyBytes) return finish(out, data.subarray(offset));
+      const bodyStart = end + HEAD_END.length;
+      if (data.length - bodyStart < head.bodyLength) {
+        // The body is still coming: the request is read again, whole, when it has arrived.
+        pending = data.subarray(offset);
+        break;
+      }
+      const body = head.bodyLength > 0 ? data.subarray(bodyStart, bodyStart + head.bodyLength) : undefined;
+      out += response(options.answer(head.headers, head.method, peer, body), head.method === 'HEAD', head.close, keepAlive);
+      offset = bodyStart + head.bodyLength;
       if (head.close) {
         detach();
         socket.end(out, 'latin1');

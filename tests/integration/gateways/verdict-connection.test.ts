@@ -76,6 +76,14 @@ class Conn {
       const colon = line.indexOf(':');
       headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
     }
+    if (headers['transfer-encoding'] === 'chunked' && !headRequest) {
+      // (Node's server answers an empty body in chunked encoding: only the last chunk is expected.)
+      const last = this.#data.indexOf('0\r\n\r\n', end + 4);
+      if (last === -1) return null;
+      const chunked = this.#data.toString('utf8', end + 4, last);
+      this.#data = this.#data.subarray(last + 5);
+      return { status, headers, body: chunked };
+    }
     const length = headRequest || status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? 0);
     if (this.#data.length < end + 4 + length) return null;
     const body = this.#data.toString('utf8', end + 4, end + 4 + length);
@@ -197,20 +205,36 @@ describe('verdict connections', () => {
     huge.close();
   });
 
-  it('leaves requests with a body to Node, which inspects the body', async () => {
+  it('inspects a body that comes with the head, or after it', async () => {
     const conn = new Conn();
     const body = "q=1' UNION SELECT password FROM users--";
-    // (another client address: a blocked client is denied for a minute)
-    const head = verdictHead([`Content-Length: ${body.length}`, 'Content-Type: application/x-www-form-urlencoded', `X-Original-Content-Length: ${body.length}`], {
-      remote: '203.0.113.8',
-    }).replace(
-      'GET /_rampart/verdict',
-      'POST /_rampart/verdict',
-    );
-    conn.write(head + body);
+    // (other client addresses: a blocked client is denied for a minute)
+    const post = (remote: string): string =>
+      verdictHead([`Content-Length: ${body.length}`, 'Content-Type: application/x-www-form-urlencoded', `X-Original-Content-Length: ${body.length}`], {
+        remote,
+      }).replace('GET /_rampart/verdict', 'POST /_rampart/verdict');
+    conn.write(post('203.0.113.8') + body);
+    const whole = await conn.next();
+    expect(whole.status).toBe(403);
+    expect(whole.headers['x-rampart-guard']).toBe('OWASP');
+    conn.write(post('203.0.113.9') + body.slice(0, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    conn.write(body.slice(10) + verdictHead());
+    const split = await conn.next();
+    expect(split.headers['x-rampart-guard']).toBe('OWASP');
+    expect((await conn.next()).headers['x-rampart-guard']).toBe('TOKEN_MISS');
+    conn.close();
+  });
+
+  it('leaves a body over the inspection limit to Node, which still answers the verdict', async () => {
+    const conn = new Conn();
+    const body = 'a='.padEnd(200_000, 'b');
+    conn.write(verdictHead([`Content-Length: ${body.length}`, 'Content-Type: application/x-www-form-urlencoded'], { remote: '203.0.113.10' }).replace('GET ', 'POST ') + body);
     const answer = await conn.next();
-    expect(answer.status).toBe(403);
-    expect(answer.headers['x-rampart-guard']).toBe('OWASP');
+    expect(answer.headers['x-rampart-guard'], JSON.stringify(answer)).toBeDefined();
+    conn.write(verdictHead());
+    const after = await conn.next();
+    expect(after.headers['x-rampart-guard'], JSON.stringify(after)).toBe('TOKEN_MISS');
     conn.close();
   });
 
