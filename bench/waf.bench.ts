@@ -12,7 +12,9 @@
  * Rampart over HTTP: the built engine in its own process, one plugin-access site in monitor mode (so
  * an attack's one-minute denial does not spare later requests their inspection), the mix sent to the
  * verdict endpoint as nginx's auth_request sends it, with the POST bodies forwarded as a gateway that
- * sends bodies does; the engine process's CPU over the run.
+ * sends bodies does; the engine process's CPU over the run. The two HTTP servers take turns, three
+ * runs each (BENCH_HTTP_ROUNDS, BENCH_SECONDS long), and each side's figure is its CPU over all its
+ * runs: a machine that speeds up or slows down during the benchmark moves both sides alike.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -28,8 +30,10 @@ import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
 import { childPids, cpuSeconds, line, startEngineProcess } from './support.ts';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
+/** Alternating HTTP runs per side (each BENCH_SECONDS long). */
+const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 
 interface MixEntry {
   attack: boolean;
@@ -126,6 +130,12 @@ const dir = await mkdtemp(join(tmpdir(), 'rampart-bench-waf-'));
 const nginx = new TestNginx(join(dir, 'nginx'));
 let modsecUs: number;
 let modsecBlocked: number;
+interface Measured {
+  cpu: number;
+  requests: number;
+  blocked: number;
+}
+let measureModsec: (() => Promise<Measured>) | undefined;
 try {
   await mkdir(join(dir, 'www'), { recursive: true });
   for (const m of MIX) {
@@ -173,12 +183,20 @@ try {
   }));
   const run = () => autocannon({ url: `http://127.0.0.1:${port}`, connections: 16, duration: DURATION, requests: cannonRequests });
   await run(); // warm-up
-  const before = workers.reduce((s, pid) => s + cpuSeconds(pid), 0);
-  const result = await run();
-  const used = workers.reduce((s, pid) => s + cpuSeconds(pid), 0) - before;
-  modsecUs = (used / result.requests.total) * 1e6;
-  modsecBlocked = result['4xx'] / result.requests.total;
-} finally {
+  measureModsec = async () => {
+    const before = workers.reduce((s, pid) => s + cpuSeconds(pid), 0);
+    const result = await run();
+    const used = workers.reduce((s, pid) => s + cpuSeconds(pid), 0) - before;
+    return { cpu: used, requests: result.requests.total, blocked: result['4xx'] };
+  };
+} catch (error) {
+  await stopModsec();
+  throw error;
+}
+let modsecStopped = false;
+async function stopModsec(): Promise<void> {
+  if (modsecStopped) return;
+  modsecStopped = true;
   await nginx.stop();
   await rm(dir, { recursive: true, force: true });
 }
@@ -229,10 +247,26 @@ try {
   const pid = engine.child.pid ?? 0;
   const run = () => autocannon({ url: `http://127.0.0.1:${gatewayPort}`, connections: 16, duration: DURATION, requests: verdictRequests });
   await run(); // warm-up
-  const before = cpuSeconds(pid);
-  const result = await run();
-  rampartUs = ((cpuSeconds(pid) - before) / result.requests.total) * 1e6;
-  if (result.errors + result.timeouts + result['5xx'] > 0) console.log(`# rampart errors: ${result.errors + result.timeouts + result['5xx']}`);
+  // ModSecurity and Rampart take turns, HTTP_ROUNDS runs each, so a change in the machine's speed
+  // during the benchmark weighs on both sides of the ratio alike.
+  const modsec: Measured = { cpu: 0, requests: 0, blocked: 0 };
+  const rampart: Measured = { cpu: 0, requests: 0, blocked: 0 };
+  if (measureModsec === undefined) throw new Error('nginx + ModSecurity did not start');
+  for (let round = 0; round < HTTP_ROUNDS; round++) {
+    const m = await measureModsec();
+    modsec.cpu += m.cpu;
+    modsec.requests += m.requests;
+    modsec.blocked += m.blocked;
+    const before = cpuSeconds(pid);
+    const result = await run();
+    rampart.cpu += cpuSeconds(pid) - before;
+    rampart.requests += result.requests.total;
+    if (result.errors + result.timeouts + result['5xx'] > 0) console.log(`# rampart errors: ${result.errors + result.timeouts + result['5xx']}`);
+  }
+  await stopModsec();
+  modsecUs = (modsec.cpu / modsec.requests) * 1e6;
+  modsecBlocked = modsec.blocked / modsec.requests;
+  rampartUs = (rampart.cpu / rampart.requests) * 1e6;
   // Monitor mode answers 204; what would have been blocked is in the access log's guard status.
   const sample = await Promise.all(
     verdictRequests.map(async (r) => {
@@ -255,6 +289,7 @@ try {
   const off = await run();
   rampartOffUs = ((cpuSeconds(pid) - offBefore) / off.requests.total) * 1e6;
 } finally {
+  await stopModsec();
   await engine.stop();
   await rm(engineDir, { recursive: true, force: true });
 }
