@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { RampartError, type Clock, type Logger } from '#engine/shared';
+import { Lru, RampartError, type Clock, type Logger } from '#engine/shared';
 import type { ConfigStore, RuleSetSourceRecord } from '#engine/config-store';
 import { createWaf, type GroupId, type Waf, type WafSettings } from '#engine/waf';
 import { parseSecLang } from '#engine/waf/seclang';
@@ -220,19 +220,16 @@ export class RuleSetManager {
     // Compile the all-groups instance now: it proves the set compiles and most sites use it.
     const full = createWaf(ruleSet, settings);
     // Other combinations of switched-off groups are compiled on demand and kept in a small
-    // most-recently-used cache (tens of MB each); a site holds on to its own instance anyway.
-    const cache = new Map<string, Waf>();
+    // recently-used cache (tens of MB each); a site holds on to its own instance anyway.
+    const cache = new Lru<string, Waf>(PARTIAL_SETS_KEPT);
     const wafFor = (disabled: readonly GroupId[]): Waf => {
       if (disabled.length === 0) return full;
       const key = disabled.toSorted().join(',');
       let waf = cache.get(key);
-      if (waf) {
-        cache.delete(key);
-      } else {
+      if (!waf) {
         waf = createWaf(ruleSet, { ...settings, groups: Object.fromEntries(disabled.map((g) => [g, { enabled: false }])) });
-        if (cache.size >= PARTIAL_SETS_KEPT) cache.delete(cache.keys().next().value as string);
+        cache.set(key, waf);
       }
-      cache.set(key, waf);
       return waf;
     };
     this.#current = {

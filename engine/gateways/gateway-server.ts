@@ -6,7 +6,6 @@ import type { SitesService, CompiledSite } from '#engine/sites';
 import type { LogStore } from '#engine/log-store';
 import {
   decide,
-  accessRecord,
   accessRecordJson,
   header,
   resolveSourceIp,
@@ -229,7 +228,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict): void => {
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
     const time = clock.now();
-    logStore.appendJson(accessLogName(site.id), time, accessRecordJson(accessRecord(site, facts, verdict, time, null, null), intel));
+    logStore.appendJson(accessLogName(site.id), time, accessRecordJson(site, facts, verdict, time, intel, null));
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.

@@ -21,7 +21,7 @@ const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 /** A verdict request line (the head parser checks the same, strictly). */
 const VERDICT_LINE = /^[A-Z]{1,16} \/_rampart\/verdict HTTP\/1\.1$/;
 /** Node's default --max-http-header-size: a larger head goes to Node, which answers 431. */
-export const MAX_HEAD_BYTES = 16 * 1024;
+const MAX_HEAD_BYTES = 16 * 1024;
 const MAX_HEADERS = 100;
 
 export interface VerdictAnswer {
@@ -80,7 +80,7 @@ for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKL
  * (Node's server must see it instead). One pass over the characters: token names, values without
  * control characters other than HTAB, CRLF line ends, no repeated names.
  */
-export function parseVerdictHead(head: string): ParsedHead | null {
+function parseVerdictHead(head: string): ParsedHead | null {
   const length = head.length;
   const lineEnd = head.indexOf('\r\n');
   const requestLine = lineEnd === -1 ? head : head.slice(0, lineEnd);

@@ -5,7 +5,7 @@
 // asked about an IPv6 address (its tree would answer with nonsense).
 import { readFile } from 'node:fs/promises';
 import { Reader, type Response } from 'mmdb-lib';
-import { Lru } from './lru.ts';
+import { Lru } from '#engine/shared';
 
 export interface GeoRecord {
   readonly city: string;

@@ -4,12 +4,11 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { RampartError } from '#engine/shared';
+import { Lru, RampartError } from '#engine/shared';
 import { loadAsnDatabase, type AsnDatabase, type AsnRecord } from './asn-table.ts';
 import { BotClassifier, loadCrawlerList, type BotType } from './bot-classifier.ts';
 import { GeoDatabase, type GeoRecord } from './geo-db.ts';
 import { MAX_IP_TEXT, ParsedIp, classifyV4, classifyV6, parseIp, v4Text } from './ip-address.ts';
-import { Lru } from './lru.ts';
 import { EMPTY_UA, analyseUserAgent, type UaClassification, type UaIntel } from './ua-analyser.ts';
 
 /**
@@ -48,8 +47,10 @@ export interface IntelFields {
   bot_name: string;
 }
 
-/** The `_intelligence_result` JSON of a log record: its sub-fields are `intel.<name>`. */
-/** Shared between lookups of the same address and user agent: read only. */
+/**
+ * The `_intelligence_result` JSON of a log record: its sub-fields are `intel.<name>`. Shared between
+ * lookups of the same address and user agent: read only.
+ */
 export interface IntelResult {
   readonly intel: Readonly<IntelFields>;
 }

@@ -89,17 +89,24 @@ const INTEL_TAIL = '"_intelligence_result":null}';
 const intelJsonCache = new WeakMap<IntelligenceResult, string>();
 
 /**
- * `JSON.stringify` of an access record whose `_intelligence_result` is `intel`, serialising `intel`
- * once per result object: the intelligence module hands out the same object for a client's repeated
- * requests, and it is a third of the record. `record` must come from `accessRecord(..., null, ...)`.
+ * `JSON.stringify(accessRecord(...))`, serialising `intel` once per result object: the intelligence
+ * module hands out the same object for a client's repeated requests, and it is a third of the record.
+ * `_intelligence_result` is the record's last field, so its JSON takes the place of `null` at the end.
  */
-export function accessRecordJson(record: ReturnType<typeof accessRecord>, intel: IntelligenceResult | null): string {
-  const json = JSON.stringify(record);
-  if (intel === null || !json.endsWith(INTEL_TAIL)) return json;
+export function accessRecordJson(
+  site: CompiledSite,
+  request: RequestFacts,
+  verdict: Verdict,
+  time: number,
+  intel: IntelligenceResult | null,
+  response: ResponseFacts | null,
+): string {
+  const json = JSON.stringify(accessRecord(site, request, verdict, time, null, response));
+  if (intel === null) return json;
   let intelJson = intelJsonCache.get(intel);
   if (intelJson === undefined) {
     intelJson = JSON.stringify(intel);
     intelJsonCache.set(intel, intelJson);
   }
-  return `${json.slice(0, json.length - 5)}${intelJson}}`;
+  return `${json.slice(0, json.length - INTEL_TAIL.length)}"_intelligence_result":${intelJson}}`;
 }

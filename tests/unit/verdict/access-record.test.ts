@@ -8,13 +8,13 @@ describe('accessRecordJson', () => {
     const facts = request({ headers: { 'user-agent': 'Mozilla/5.0 "quoted" \u2028 攻击', referer: 'https://example.com/?q=</script>' } });
     const verdict = decide(s, facts, ports());
     const intel: IntelligenceResult = { intel: { ip_city: 'Zürich', ip_asn: 64500, ua_family: 'Chrome', bot_name: '' } };
-    const json = accessRecordJson(accessRecord(s, facts, verdict, 1_700_000_000_123, null, null), intel);
+    const json = accessRecordJson(s, facts, verdict, 1_700_000_000_123, intel, null);
     expect(json).toBe(JSON.stringify(accessRecord(s, facts, verdict, 1_700_000_000_123, intel, null)));
     // the cached serialisation of the same result object is used again
-    expect(accessRecordJson(accessRecord(s, facts, verdict, 1_700_000_000_124, null, null), intel)).toBe(
+    expect(accessRecordJson(s, facts, verdict, 1_700_000_000_124, intel, null)).toBe(
       JSON.stringify(accessRecord(s, facts, verdict, 1_700_000_000_124, intel, null)),
     );
-    const plain = JSON.parse(accessRecordJson(accessRecord(s, facts, verdict, 1, null, null), null)) as Record<string, unknown>;
+    const plain = JSON.parse(accessRecordJson(s, facts, verdict, 1, null, null)) as Record<string, unknown>;
     expect(plain._intelligence_result).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Lru } from '../../../engine/intel/lru.ts';
+import { Lru } from '#engine/shared';
 
 describe('Lru (two generations)', () => {
   it('never holds more than its capacity, for odd and even capacities', () => {
