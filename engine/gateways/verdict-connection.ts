@@ -153,10 +153,8 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
   const peer = socket.remoteAddress ?? '';
   let pending: Buffer | null = null;
 
-  const onTimeout = (): void => {
-    socket.destroy();
-  };
-  const onError = (): void => {
+  /** An idle timeout or a socket error ends the connection. */
+  const onEnd = (): void => {
     socket.destroy();
   };
   const onClose = (): void => {
@@ -167,8 +165,8 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
   };
   const detach = (): void => {
     socket.removeListener('data', onData);
-    socket.removeListener('timeout', onTimeout);
-    socket.removeListener('error', onError);
+    socket.removeListener('timeout', onEnd);
+    socket.removeListener('error', onEnd);
     socket.removeListener('close', onClose);
     socket.removeListener('drain', onDrain);
     socket.setTimeout(0);
@@ -227,8 +225,8 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
   options.open.add(socket);
   socket.setNoDelay(true);
   socket.setTimeout(options.keepAliveTimeoutMs);
-  socket.on('timeout', onTimeout);
-  socket.on('error', onError);
+  socket.on('timeout', onEnd);
+  socket.on('error', onEnd);
   socket.on('close', onClose);
   socket.on('drain', onDrain);
   socket.on('data', onData);

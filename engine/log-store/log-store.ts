@@ -24,6 +24,14 @@ const defaultOnError = (error: unknown): void => {
   process.emitWarning(`log store write failed: ${error instanceof Error ? error.message : String(error)}`);
 };
 
+/** Whether a record (and its newline) still fits in a block. */
+function fits(block: Block, json: string): boolean {
+  const room = block.buf.length - block.used;
+  // A UTF-16 code unit takes at most 3 bytes in UTF-8; only when that bound does not fit is the
+  // exact length worth measuring.
+  return json.length * 3 + 1 <= room || Buffer.byteLength(json) + 1 <= room;
+}
+
 export type LogRecord = Readonly<Record<string, unknown>> & { _timestamp: number };
 
 export interface ReadOptions {
@@ -32,19 +40,12 @@ export interface ReadOptions {
   limit?: number;
 }
 
-/** The block a log is appending to: its records of one second, newline-separated JSON. */
-interface OpenBlock {
+/** A block of one log's records of one second, newline-separated JSON in `buf[0, used)`. */
+interface Block {
   readonly log: string;
   readonly second: number;
   readonly buf: Buffer;
   used: number;
-}
-
-interface SealedBlock {
-  readonly log: string;
-  readonly second: number;
-  readonly buf: Buffer;
-  readonly used: number;
 }
 
 /**
@@ -57,8 +58,9 @@ interface SealedBlock {
  */
 export class LogStore {
   readonly #db: ClassicLevel<Buffer, string>;
-  readonly #open = new Map<string, OpenBlock>();
-  #sealed: SealedBlock[] = [];
+  /** The block each log is appending to. */
+  readonly #open = new Map<string, Block>();
+  #sealed: Block[] = [];
   #pendingRecords = 0;
   readonly #pool: Buffer[] = [];
   #seq = 0;
@@ -98,18 +100,12 @@ export class LogStore {
   appendJson(log: string, timestamp: number, json: string): void {
     const second = Math.floor(timestamp / SECOND) * SECOND;
     let block = this.#open.get(log);
-    // A UTF-16 code unit takes at most 3 bytes in UTF-8; only when that bound does not fit is the
-    // exact length worth measuring.
-    let need = json.length * 3 + 1;
-    if (block && (block.second !== second || block.used + need > block.buf.length)) {
-      if (block.second === second) need = Buffer.byteLength(json) + 1;
-      if (block.second !== second || block.used + need > block.buf.length) {
-        this.#seal(block);
-        block = undefined;
-      }
+    if (block !== undefined && (block.second !== second || !fits(block, json))) {
+      this.#seal(block);
+      block = undefined;
     }
-    if (!block) {
-      block = { log, second, buf: this.#buffer(need), used: 0 };
+    if (block === undefined) {
+      block = { log, second, buf: this.#buffer(Buffer.byteLength(json) + 1), used: 0 };
       this.#open.set(log, block);
     }
     if (block.used > 0) block.buf[block.used++] = NEWLINE;
@@ -155,9 +151,9 @@ export class LogStore {
     return this.#pool.pop() ?? Buffer.allocUnsafeSlow(BLOCK_BYTES);
   }
 
-  #seal(block: OpenBlock): void {
+  #seal(block: Block): void {
     this.#open.delete(block.log);
-    this.#sealed.push({ log: block.log, second: block.second, buf: block.buf, used: block.used });
+    this.#sealed.push(block);
   }
 
   async #write(): Promise<void> {
