@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fork, type ChildProcess } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
+import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
 
 const TICKS = 100; // USER_HZ on Linux
 
@@ -33,6 +34,7 @@ export interface StartedEngine {
 /** Starts the built engine (dist/engine/main.js) as its own process and waits for its ready message. */
 export async function startEngineProcess(env: Record<string, string>): Promise<StartedEngine> {
   const execArgv = [
+    ...engineNodeFlags.flags,
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
     ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
   ];

@@ -4,6 +4,7 @@
 
 import { fork } from 'node:child_process';
 import type { EngineCommand, EngineProcess } from './supervisor.ts';
+import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
 
 export interface ForkOptions {
   /** Where the engine's stdout/stderr go; tests silence it. */
@@ -12,7 +13,7 @@ export interface ForkOptions {
 
 export function forkWithChildProcess(entry: string, env: NodeJS.ProcessEnv, options: ForkOptions = {}): EngineProcess {
   const output = options.stdio ?? 'inherit';
-  const child = fork(entry, [], { env, stdio: ['ignore', output, output, 'ipc'], serialization: 'json' });
+  const child = fork(entry, [], { env, execArgv: engineNodeFlags.flags, stdio: ['ignore', output, output, 'ipc'], serialization: 'json' });
 
   const exitListeners: ((code: number | null, signal: string | null) => void)[] = [];
   let exited = false;

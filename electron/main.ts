@@ -26,6 +26,7 @@ import {
   VERSION_ARGUMENT,
 } from './desktop-api.ts';
 import { Supervisor, type EngineProcess, type SupervisorState } from './supervisor.ts';
+import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
 
 // Relative to the bundle so it works both from the work tree and inside the packaged app.asar.
 const ENGINE_ENTRY = path.join(__dirname, '../engine/main.js');
@@ -37,7 +38,7 @@ const TRAY_ICON =
 
 /** EngineProcess over Electron's utilityProcess (the engine gets Electron's Node without a renderer). */
 function forkWithUtilityProcess(entry: string, env: NodeJS.ProcessEnv): EngineProcess {
-  const child = utilityProcess.fork(entry, [], { env, serviceName: 'Rampart engine', stdio: 'inherit' });
+  const child = utilityProcess.fork(entry, [], { env, execArgv: engineNodeFlags.flags, serviceName: 'Rampart engine', stdio: 'inherit' });
   let exited = false;
   child.on('exit', () => {
     exited = true;

@@ -1,7 +1,7 @@
 // `npm start`: builds whatever is missing or older than its sources, then runs the engine in the
 // foreground with the CLI flags given after `--` (e.g. `npm start -- --console-port 9090`).
 import { spawnSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function newest(dir) {
@@ -28,7 +28,8 @@ function run(script) {
 if (stale('dist/engine/main.js', ['engine'])) run('build:engine');
 if (stale('dist/renderer/index.html', ['renderer'])) run('build:renderer');
 
-const engine = spawn(process.execPath, ['--enable-source-maps', 'dist/engine/main.js', ...process.argv.slice(2)], {
+const { flags } = JSON.parse(readFileSync('scripts/engine-node-flags.json', 'utf8'));
+const engine = spawn(process.execPath, ['--enable-source-maps', ...flags, 'dist/engine/main.js', ...process.argv.slice(2)], {
   stdio: 'inherit',
 });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => engine.kill(signal));
