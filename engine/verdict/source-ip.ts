@@ -21,11 +21,31 @@ export function cleanIp(raw: string): string {
   return isIP(text) === 0 ? '' : text;
 }
 
-/** X-Forwarded-For entries, each cleaned; garbage entries become ''. Bounded to 64 entries. */
-function forwardedFor(value: string): string[] {
-  const parts = value.split(',', 64);
+/** At most this many X-Forwarded-For entries are read, counted from the side the mode reads. */
+const MAX_HOPS = 64;
+
+/** The first `max` X-Forwarded-For entries from the left, each cleaned; garbage entries become ''. */
+function fromLeft(value: string, max: number): string[] {
+  const parts = value.split(',', max);
   const out = new Array<string>(parts.length);
   for (let i = 0; i < parts.length; i++) out[i] = cleanIp(parts[i] ?? '');
+  return out;
+}
+
+/**
+ * The last `max` X-Forwarded-For entries, rightmost first, each cleaned. Trusted proxies append at
+ * the right, so the right end is the part a client cannot choose: the header is read from there, and
+ * what a client prepends beyond the bound is never looked at.
+ */
+function fromRight(value: string, max: number): string[] {
+  const out: string[] = [];
+  let end = value.length;
+  while (out.length < max) {
+    const comma = value.lastIndexOf(',', end - 1);
+    out.push(cleanIp(value.slice(comma + 1, end)));
+    if (comma === -1) break;
+    end = comma;
+  }
   return out;
 }
 
@@ -46,21 +66,21 @@ export function resolveSourceIp(site: CompiledSite, headers: Headers, remoteAddr
   if (mode === 'custom') return cleanIp(header(headers, site.sourceIp.customHeader) ?? '') || peer;
   const xff = header(headers, 'x-forwarded-for');
   if (!xff) return peer;
-  const chain = forwardedFor(xff);
   switch (site.sourceIp.xffMode) {
     case 'leftmost':
-      return chain.find((ip) => ip !== '') ?? peer;
+      return fromLeft(xff, MAX_HOPS).find((ip) => ip !== '') ?? peer;
     case 'rightmost':
-      return chain.findLast((ip) => ip !== '') ?? peer;
+      return fromRight(xff, MAX_HOPS).find((ip) => ip !== '') ?? peer;
     case 'filter': {
       const trusted = site.sourceIp.trusted;
       if (!trusted.has(peer)) return peer;
-      for (let i = chain.length - 1; i >= 0; i--) {
-        const ip = chain[i] ?? '';
+      const hops = fromRight(xff, MAX_HOPS);
+      for (const ip of hops) {
         if (ip === '') return peer; // a garbage hop breaks the chain of trust
         if (!trusted.has(ip)) return ip;
       }
-      return chain[0] || peer;
+      // Every hop read is trusted: the farthest one read is the best answer (as nginx's real_ip_recursive).
+      return hops[hops.length - 1] || peer;
     }
   }
 }
