@@ -11,7 +11,7 @@ import {
   type Role,
 } from '#engine/shared';
 import type { ConfigStore, AccountRecord, LinkPurpose, LinkRecord } from '#engine/config-store';
-import { checkPasswordRule, hashPassword, verifyPassword, DUMMY_HASH } from './password.ts';
+import { checkPasswordRule, hashPassword, normalisePassword, verifyPassword, DUMMY_HASH } from './password.ts';
 import { SlidingWindowLimiter } from './rate-limit.ts';
 import { SessionStore, type Session } from './sessions.ts';
 import type { Mailer } from './mailer.ts';
@@ -113,8 +113,7 @@ export class AccountService {
 
   /** First-run setup: creates the tenant administrator and signs them in. */
   async setup(input: { email: string; password: string }): Promise<SignedIn> {
-    checkPasswordRule(input.password);
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(checkPasswordRule(input.password));
     const now = this.#deps.clock.now();
     const account = await this.#deps.store.update((doc) => {
       if (doc.accounts.length > 0) {
@@ -305,8 +304,7 @@ export class AccountService {
   /** Uses a link once: sets the password and, for an activation link, activates the account. */
   async completeLink(token: string, password: string): Promise<AccountRecord> {
     const { link } = this.#resolveLink(token);
-    checkPasswordRule(password);
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await hashPassword(checkPasswordRule(password));
     const now = this.#deps.clock.now();
     const account = await this.#deps.store.update((doc) => {
       const stored = doc.links.find((l) => l.tokenHash === link.tokenHash);
@@ -334,11 +332,11 @@ export class AccountService {
     if (!(await verifyPassword(currentPassword, account.passwordHash ?? DUMMY_HASH))) {
       throw new RampartError('PASSWORD_WRONG', 'currentPassword: is not your current password', { field: 'currentPassword' });
     }
-    checkPasswordRule(newPassword, 'newPassword');
-    if (newPassword === currentPassword) {
+    const accepted = checkPasswordRule(newPassword, 'newPassword');
+    if (accepted === normalisePassword(currentPassword)) {
       throw new RampartError('VALIDATION_FAILED', 'newPassword: must differ from the current password', { field: 'newPassword' });
     }
-    const passwordHash = await hashPassword(newPassword);
+    const passwordHash = await hashPassword(accepted);
     await this.#mutate(actor, actor.accountId, 'account.password', (a) => {
       a.passwordHash = passwordHash;
       a.passwordChangedAt = this.#deps.clock.now();

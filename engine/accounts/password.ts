@@ -8,19 +8,30 @@ export const PASSWORD_MAX = 16;
 const CLASSES: readonly RegExp[] = [/[A-Z]/, /[a-z]/, /[0-9]/, /[^A-Za-z0-9]/];
 
 /**
- * The password rule of the spec: 8 to 16 characters, at least three of the four classes
- * (uppercase, lowercase, digit, symbol), and not a commonly used password. Throws the first
- * broken rule as a RampartError naming `field`.
+ * The form of a password that is hashed and compared: NFKC, so that a fullwidth `Ｐ` and `P` are
+ * one password. The rule is checked on this form too, or a password that passes as typed would
+ * be stored as one the rule refuses (`Ｐassword1` hashes as `Password1`).
  */
-export function checkPasswordRule(password: string, field = 'password'): void {
-  const length = [...password].length;
+export function normalisePassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
+/**
+ * The password rule of the spec: 8 to 16 characters, at least three of the four classes
+ * (uppercase, lowercase, digit, symbol), and not a commonly used password, judged on the
+ * normalised form. Throws the first broken rule as a RampartError naming `field`; returns the
+ * normalised form, which is what must be hashed.
+ */
+export function checkPasswordRule(password: string, field = 'password'): string {
+  const normalised = normalisePassword(password);
+  const length = [...normalised].length;
   if (length < PASSWORD_MIN || length > PASSWORD_MAX) {
     throw new RampartError('PASSWORD_LENGTH', `${field}: must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long`, {
       field,
       params: { min: PASSWORD_MIN, max: PASSWORD_MAX },
     });
   }
-  const classes = CLASSES.filter((re) => re.test(password)).length;
+  const classes = CLASSES.filter((re) => re.test(normalised)).length;
   if (classes < 3) {
     throw new RampartError(
       'PASSWORD_CLASSES',
@@ -28,9 +39,10 @@ export function checkPasswordRule(password: string, field = 'password'): void {
       { field, params: { required: 3, found: classes } },
     );
   }
-  if (isCommonPassword(password)) {
+  if (isCommonPassword(normalised)) {
     throw new RampartError('PASSWORD_COMMON', `${field}: is a commonly used password; choose another`, { field });
   }
+  return normalised;
 }
 
 const SCRYPT: ScryptOptions = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -38,7 +50,7 @@ const KEY_LENGTH = 64;
 
 function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scryptCb(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+    scryptCb(normalisePassword(password), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
   });
 }
 
