@@ -13,3 +13,4 @@ export type { Logger } from './logger.ts';
 export { ROLES, MODULES, EDITIONS, CUSTOM_RULE_LOCATIONS } from './domain.ts';
 export type { Role, ModuleKey, Edition, CustomRuleLocation } from './domain.ts';
 export { Lru } from './lru.ts';
+export { parseJsonStrict, type StrictJsonOptions } from './strict-json.ts';
