@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { siteInputSchema, siteGlobalInputSchema, type SitesService } from '#engine/sites';
-import type { SiteRecord } from '#engine/config-store';
+import type { FastifyReply } from 'fastify';
+import type { SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { RampartError } from '#engine/shared';
 import { pluginBundle } from '#engine/gateways';
-import { defineRoute, type AnyRoute } from '../route.ts';
+import { defineRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import { idParams } from '../schemas.ts';
 
@@ -62,13 +63,36 @@ const siteView = z.object({
   status: siteStatus,
 });
 
+/**
+ * The Access Key lets a gateway ask for verdicts, and rotating it cuts every gateway off: reading
+ * it and rotating it are for administrators. Everyone who manages sites sees that a key is set and
+ * its last characters (to match a gateway's bundle against it).
+ */
+const KEY_HOLDERS = ['administrator'] as const;
+
 const globalView = z.object({
   tokenCookieName: z.string(),
   identityCookieName: z.string(),
   tokenExpirySeconds: z.number(),
-  accessKey: z.string(),
   ipLock: z.boolean(),
+  accessKeySet: z.boolean(),
+  accessKeyMasked: z.string().describe('The Access Key behind dots but for its last 4 characters'),
+  accessKey: z
+    .string()
+    .optional()
+    .describe('The Access Key in clear: administrators only (for the console, use revealAccessKey)'),
 });
+
+const accessKeyView = z.object({ accessKey: z.string() });
+
+const maskKey = (key: string): string => (key ? '•'.repeat(8) + key.slice(-4) : '');
+
+function globalViewFor(caller: Caller | undefined, global: SiteGlobalRecord, reply: FastifyReply): z.infer<typeof globalView> {
+  reply.header('cache-control', 'no-store');
+  const { accessKey, ...settings } = global;
+  const view = { ...settings, accessKeySet: accessKey.length > 0, accessKeyMasked: maskKey(accessKey) };
+  return caller?.account.role === 'administrator' ? { ...view, accessKey } : view;
+}
 
 const antiBotInput = z
   .object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() })
@@ -198,11 +222,11 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       method: 'GET',
       path: '/site-global',
       operationId: 'getSiteGlobal',
-      summary: 'Global site configuration: cookie names, expiry, Access Key, IP lock',
+      summary: 'Global site configuration: cookie names, expiry, IP lock, whether an Access Key is set',
       tag: 'sites',
       access: MANAGERS,
       response: globalView,
-      handler: () => sites.global(),
+      handler: ({ caller, reply }) => globalViewFor(caller, sites.global(), reply),
     }),
     defineRoute({
       method: 'PUT',
@@ -213,17 +237,30 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       access: MANAGERS,
       body: siteGlobalInputSchema,
       response: globalView,
-      handler: ({ body }) => sites.updateGlobal(body),
+      handler: async ({ body, caller, reply }) => globalViewFor(caller, await sites.updateGlobal(body), reply),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/site-global/access-key',
+      operationId: 'revealAccessKey',
+      summary: 'The Access Key in clear (administrators)',
+      tag: 'sites',
+      access: KEY_HOLDERS,
+      response: accessKeyView,
+      handler: ({ reply }) => {
+        reply.header('cache-control', 'no-store');
+        return { accessKey: sites.global().accessKey };
+      },
     }),
     defineRoute({
       method: 'POST',
       path: '/site-global/access-key',
       operationId: 'rotateAccessKey',
-      summary: 'Generate a new Access Key (gateways must be updated)',
+      summary: 'Generate a new Access Key (administrators; every gateway is cut off until it gets the new key)',
       tag: 'sites',
-      access: MANAGERS,
+      access: KEY_HOLDERS,
       response: globalView,
-      handler: () => sites.rotateAccessKey(),
+      handler: async ({ caller, reply }) => globalViewFor(caller, await sites.rotateAccessKey(), reply),
     }),
   ];
 }
