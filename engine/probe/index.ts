@@ -11,8 +11,11 @@
  * - `ChallengeService`: stateless signed proof-of-work challenges, each accepted once.
  * - `assessReport` / `ProbeService.assessReport`: validate a report (zod, bounded), verify the
  *   work, judge: a strong sign makes a bot, two weak signs make suspicious, one weak sign is
- *   human. `detectionRecord` turns the result into a detection log record (spec 2.3 names), and
- *   `reportResponse` into the JSON the probe expects back.
+ *   human. `detectionRecord` turns the result into a detection log record (spec 2.3 names, every
+ *   string capped, at most 8 KB), and `reportResponse` into the JSON the probe expects back.
+ * - `ProbeService.admitReport`: a token bucket per site and source address (default 30 reports a
+ *   minute) that the report endpoint asks before anything else; `refusedReports` counts refused
+ *   and rate-limited reports per site and reason, which are never written as records.
  * - `reloadPage`, `probeScriptTag`: the reload response body and the page-mode snippet.
  *
  * No I/O: the HTTP endpoints, cookies and the log write belong to the caller.
@@ -36,6 +39,7 @@ export {
   reportResponse,
   ReportSchema,
   MAX_REPORT_BYTES,
+  MAX_DETECTION_RECORD_BYTES,
   WEAK_SIGNS_FOR_SUSPICIOUS,
 } from './report.ts';
 export type {
@@ -58,5 +62,11 @@ export {
   DEFAULT_BLOCK_CONTENT,
 } from './pages.ts';
 export type { ReloadPageInput } from './pages.ts';
-export { ProbeService } from './probe-service.ts';
-export type { ProbeServiceDeps } from './probe-service.ts';
+export {
+  ProbeService,
+  ReportRateLimiter,
+  RefusedReports,
+  DEFAULT_REPORTS_PER_MINUTE,
+  DEFAULT_REPORT_LIMIT_KEYS,
+} from './probe-service.ts';
+export type { ProbeServiceDeps, ReportAdmission, ReportRefusal, RefusedReportCounts } from './probe-service.ts';

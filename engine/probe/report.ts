@@ -1,10 +1,16 @@
 import { z } from 'zod';
-import { RampartError, err, ok, type Result } from '#engine/shared';
+import { RampartError, capRecord, err, ok, type Result } from '#engine/shared';
 import type { ChallengeService, IssuedChallenge } from './challenge.ts';
 import { HEADLESS_UA_PATTERN, SIGNS, SIGN_NAMES, isSignName, type BotType, type SignName } from './signs.ts';
 
 /** Largest report body the endpoint should accept (set the HTTP body limit to this). */
 export const MAX_REPORT_BYTES = 16 * 1024;
+
+/**
+ * Largest detection record, as JSON in UTF-8 bytes. Its strings come from request headers and the
+ * report (each at most MAX_LOG_FIELD characters); past this the longest are shortened further.
+ */
+export const MAX_DETECTION_RECORD_BYTES = 8 * 1024;
 
 /**
  * The JSON the probe POSTs. Every string and array is bounded. Unknown fields are ignored (zod
@@ -161,10 +167,13 @@ export type DetectionRecord = {
   account?: string;
   login_status: LoginStatus;
   session?: string;
+  /** The fields cut to fit (each ends in `…`); absent when nothing was cut. */
+  _truncated?: string[];
 };
 
+/** The record of a judged report. Every string is capped and the whole fits MAX_DETECTION_RECORD_BYTES. */
 export function detectionRecord(assessment: Assessment, ctx: AssessContext): DetectionRecord {
-  return {
+  const record: DetectionRecord = {
     _timestamp: Math.floor(ctx.now / 1000) * 1000,
     site_id: ctx.siteId,
     src_ip: ctx.srcIp,
@@ -178,6 +187,7 @@ export function detectionRecord(assessment: Assessment, ctx: AssessContext): Det
     login_status: assessment.loginStatus,
     ...(ctx.session === undefined ? {} : { session: ctx.session }),
   };
+  return capRecord(record, { maxBytes: MAX_DETECTION_RECORD_BYTES });
 }
 
 /**

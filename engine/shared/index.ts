@@ -1,6 +1,6 @@
 /**
  * Shared building blocks every module may use: the error type and result, the clock, ids and
- * secrets, the logger interface and a bounded recently-used cache. This module imports nothing from the rest of the engine.
+ * secrets, the logger interface, a bounded recently-used cache and size caps for logged text. This module imports nothing from the rest of the engine.
  */
 export { ERROR_CODES, RampartError, isRampartError, ok, err } from './errors.ts';
 export type { ErrorCode, ErrorParams, Result } from './errors.ts';
@@ -13,4 +13,6 @@ export type { Logger } from './logger.ts';
 export { ROLES, MODULES, EDITIONS, CUSTOM_RULE_LOCATIONS } from './domain.ts';
 export type { Role, ModuleKey, Edition, CustomRuleLocation } from './domain.ts';
 export { Lru } from './lru.ts';
+export { capText, capRecord, MAX_LOG_FIELD, TRUNCATED_MARK } from './bounded-text.ts';
+export type { RecordCaps } from './bounded-text.ts';
 export { parseJsonStrict, type StrictJsonOptions } from './strict-json.ts';

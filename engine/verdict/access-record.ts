@@ -1,4 +1,5 @@
 import type { CompiledSite } from '#engine/sites';
+import { capText } from '#engine/shared';
 import type { RequestFacts } from './request.ts';
 import { header } from './source-ip.ts';
 import type { Verdict } from './pipeline.ts';
@@ -61,15 +62,16 @@ export function accessRecord(
 ): Record<string, unknown> & { _timestamp: number } {
   return {
     _timestamp: time,
-    log_id: request.requestId,
+    log_id: capText(request.requestId),
     site_id: site.id,
-    hostname: request.host,
-    scheme: request.scheme,
-    request: `${request.method} ${request.uri} ${request.protocol}`,
-    src_ip: verdict.srcIp,
-    x_forwarded_for: header(request.headers, 'x-forwarded-for') ?? '',
-    user_agent: header(request.headers, 'user-agent') ?? '',
-    referrer: header(request.headers, 'referer') ?? '',
+    hostname: capText(request.host),
+    scheme: capText(request.scheme),
+    // Every field taken from the client's request is capped (2 KB, cut values end in …).
+    request: capText(`${request.method} ${request.uri} ${request.protocol}`),
+    src_ip: capText(verdict.srcIp),
+    x_forwarded_for: capText(header(request.headers, 'x-forwarded-for') ?? ''),
+    user_agent: capText(header(request.headers, 'user-agent') ?? ''),
+    referrer: capText(header(request.headers, 'referer') ?? ''),
     status: response?.status ?? verdict.status,
     body_bytes_sent: response?.bodyBytesSent ?? 0,
     request_time: response?.requestTimeSeconds ?? 0,

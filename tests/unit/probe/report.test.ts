@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { ProbeService, detectionRecord, reportResponse, type AssessContext, type Assessment } from '#engine/probe';
-import { ManualClock, RampartError, type Result } from '#engine/shared';
+import {
+  MAX_DETECTION_RECORD_BYTES,
+  ProbeService,
+  ReportRateLimiter,
+  detectionRecord,
+  reportResponse,
+  type AssessContext,
+  type Assessment,
+} from '#engine/probe';
+import { MAX_LOG_FIELD, ManualClock, RampartError, TRUNCATED_MARK, type Result } from '#engine/shared';
 import { solve } from './support.ts';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
@@ -175,6 +183,82 @@ describe('detection record', () => {
   it('prefers the Host of the report request over the page hostname', () => {
     const assessment = assessed(probe.assessReport(report(), { ...ctx, hostname: 'www.shop.example' }));
     expect(detectionRecord(assessment, ctx)).toMatchObject({ hostname: 'www.shop.example', client_bot_type: '' });
+  });
+
+  it('caps every string taken from the request at 2 KB and the whole record at 8 KB, naming what was cut', () => {
+    const huge = 'x'.repeat(200_000);
+    const big = { ...ctx, userAgent: huge, hostname: huge, session: huge, srcIp: huge };
+    const assessment = assessed(probe.assessReport(report({ ua: undefined, url: 'u'.repeat(2048) }), big));
+    const record = detectionRecord(assessment, big);
+    expect(Buffer.byteLength(JSON.stringify(record))).toBeLessThanOrEqual(MAX_DETECTION_RECORD_BYTES);
+    for (const field of ['user_agent', 'hostname', 'session', 'src_ip'] as const) {
+      expect(record[field]?.length, field).toBeLessThanOrEqual(MAX_LOG_FIELD);
+      expect(record[field]?.endsWith(TRUNCATED_MARK), field).toBe(true);
+    }
+    expect(record._truncated).toEqual(expect.arrayContaining(['user_agent', 'hostname', 'session', 'src_ip']));
+    expect(record.fingerprint).toBe('0123456789abcdef');
+    expect(record.detection_result).toBe('human');
+  });
+
+  it('leaves an ordinary record without a truncation marker', () => {
+    expect(detectionRecord(assessed(probe.assessReport(report(), ctx)), ctx)).not.toHaveProperty('_truncated');
+  });
+});
+
+describe('report admission and refusals', () => {
+  it('admits a burst of the per-minute budget from one address at one site, then answers with the wait', () => {
+    const limitClock = new ManualClock();
+    const service = new ProbeService({ secret: Buffer.alloc(32, 9), clock: limitClock, reportsPerMinute: 30 });
+    const answers = Array.from({ length: 500 }, () => service.admitReport('site_a', '192.0.2.10'));
+    expect(answers.filter((a) => a.ok)).toHaveLength(30);
+    expect(answers[30]).toEqual({ ok: false, retryAfterSeconds: 2 });
+    expect(service.refusedReports('site_a').rate_limited).toBe(470);
+  });
+
+  it('keeps separate budgets per address and per site', () => {
+    const limitClock = new ManualClock();
+    const service = new ProbeService({ secret: Buffer.alloc(32, 9), clock: limitClock, reportsPerMinute: 2 });
+    for (let i = 0; i < 2; i++) expect(service.admitReport('site_a', '192.0.2.10').ok).toBe(true);
+    expect(service.admitReport('site_a', '192.0.2.10').ok).toBe(false);
+    expect(service.admitReport('site_a', '192.0.2.11').ok).toBe(true);
+    expect(service.admitReport('site_b', '192.0.2.10').ok).toBe(true);
+  });
+
+  it('refills the budget over time, one report every 60 / perMinute seconds', () => {
+    const limitClock = new ManualClock();
+    const service = new ProbeService({ secret: Buffer.alloc(32, 9), clock: limitClock, reportsPerMinute: 30 });
+    for (let i = 0; i < 30; i++) service.admitReport('site_a', '192.0.2.10');
+    expect(service.admitReport('site_a', '192.0.2.10').ok).toBe(false);
+    limitClock.advance(2_000);
+    expect(service.admitReport('site_a', '192.0.2.10').ok).toBe(true);
+    expect(service.admitReport('site_a', '192.0.2.10').ok).toBe(false);
+  });
+
+  it('remembers a bounded number of address budgets', () => {
+    const limiter = new ReportRateLimiter(new ManualClock(), 30, 1000);
+    for (let i = 0; i < 10_000; i++) limiter.admit('site_a', `10.0.${i >> 8}.${i & 255}`);
+    expect(limiter.size).toBeLessThanOrEqual(1000);
+  });
+
+  it('counts refused reports per site by reason', () => {
+    const service = new ProbeService({ secret: Buffer.alloc(32, 9), clock });
+    failure(service.assessReport({ v: 2 }, ctx));
+    failure(service.assessReport(report({ fp: 'NOT HEX' }), ctx));
+    failure(service.assessReport(report(), { ...ctx, powRequired: true }));
+    failure(service.assessReport(report({ pow: { challenge: 'A'.repeat(48), counter: 1 } }), ctx));
+    assessed(service.assessReport(report(), ctx));
+    expect(service.refusedReports('site_a')).toEqual({
+      malformed: 2,
+      proof_missing: 1,
+      proof_of_work: 1,
+      rate_limited: 0,
+    });
+    expect(service.refusedReports('site_other')).toEqual({
+      malformed: 0,
+      proof_missing: 0,
+      proof_of_work: 0,
+      rate_limited: 0,
+    });
   });
 });
 
