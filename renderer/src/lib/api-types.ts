@@ -166,16 +166,18 @@ export interface SiteView extends Required<SiteInput> {
   status: SiteStatus;
 }
 
-/** Edition B's global site configuration. */
+/** Edition B's global site configuration. The Access Key itself is read with `revealAccessKey` (administrators). */
 export interface SiteGlobalView {
   tokenCookieName: string;
   identityCookieName: string;
   tokenExpirySeconds: number;
-  accessKey: string;
   ipLock: boolean;
+  accessKeySet: boolean;
+  /** Dots and the key's last 4 characters. */
+  accessKeyMasked: string;
 }
 
-export type SiteGlobalInput = Omit<SiteGlobalView, 'accessKey'>;
+export type SiteGlobalInput = Omit<SiteGlobalView, 'accessKeySet' | 'accessKeyMasked'>;
 
 // Basic application security rules (spec 2.5): the rule set, its 12 groups per site, custom rules.
 
