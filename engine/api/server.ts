@@ -1,10 +1,17 @@
 import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import cookie from '@fastify/cookie';
 import staticFiles from '@fastify/static';
 import type { z } from 'zod';
-import { RampartError, isRampartError, safeEqual, type ErrorCode } from '#engine/shared';
+import { RampartError, isRampartError, parseJsonStrict, safeEqual, type ErrorCode } from '#engine/shared';
 import type { ApiDeps } from './deps.ts';
 import type { AnyRoute, Caller, Download } from './route.ts';
 import { STATUS_OF } from './http-errors.ts';
@@ -19,8 +26,40 @@ import { basicRuleRoutes } from './routes/basic-rules.routes.ts';
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
 
+/**
+ * The console's Content-Security-Policy, sent with every answer. The built console is module
+ * scripts and stylesheets from its own origin (Vite emits no inline script; Svelte sets styles
+ * through the CSSOM, which style-src does not govern); the favicon is `data:,`.
+ */
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONSOLE_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+};
+
 export function allRoutes(deps: ApiDeps): AnyRoute[] {
-  return [...systemRoutes(deps), ...sessionRoutes(deps), ...accountRoutes(deps), ...licenceRoutes(deps), ...siteRoutes(deps), ...basicRuleRoutes(deps)];
+  return [
+    ...systemRoutes(deps),
+    ...sessionRoutes(deps),
+    ...accountRoutes(deps),
+    ...licenceRoutes(deps),
+    ...siteRoutes(deps),
+    ...basicRuleRoutes(deps),
+  ];
 }
 
 export interface BuildOptions {
@@ -40,6 +79,72 @@ function body(error: RampartError): ErrorBody {
   if (error.field) out.error.field = error.field;
   if (Object.keys(error.params).length > 0) out.error.params = { ...error.params };
   return out;
+}
+
+/**
+ * Answers the HTTP parser's own refusals (bad request line, oversized head, timeouts) in the API's
+ * error shape, with the security headers, and closes the connection.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (socket.destroyed || !socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, refusal] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'Request Header Fields Too Large',
+          new RampartError('PAYLOAD_TOO_LARGE', 'headers: are too large', { field: 'headers' }),
+        ]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [
+            408,
+            'Request Timeout',
+            new RampartError('VALIDATION_FAILED', 'request: did not arrive in time', { field: 'request' }),
+          ]
+        : [
+            400,
+            'Bad Request',
+            new RampartError('VALIDATION_FAILED', 'request: is not a valid HTTP request', { field: 'request' }),
+          ];
+  const payload = JSON.stringify(body(refusal));
+  const headers = Object.entries({
+    ...SECURITY_HEADERS,
+    'Cache-Control': 'no-store',
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(payload)),
+    Connection: 'close',
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${headers}\r\n${payload}`);
+}
+
+/** Matches a concrete path against the declared paths and says which methods it answers. */
+function allowedMethods(patterns: ReadonlyMap<string, ReadonlySet<string>>): (path: string) => string[] {
+  const matchers = [...patterns].map(([pattern, methods]) => {
+    const source = pattern
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const allow = new Set(methods);
+    if (allow.has('GET')) allow.add('HEAD');
+    return { re: new RegExp(`^${source}$`), allow: [...allow].sort() };
+  });
+  return (path) => matchers.find((m) => m.re.test(path))?.allow ?? [];
+}
+
+/** The router's own refusals (a path that does not percent-decode, a path parameter over maxParamLength). */
+function answerRouterError(error: FastifyError, reply: FastifyReply): FastifyReply {
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const refusal = tooLong
+    ? new RampartError('VALIDATION_FAILED', 'path: a path parameter is longer than 200 characters', { field: 'path' })
+    : new RampartError('VALIDATION_FAILED', 'path: is not a valid URL path (bad percent-encoding)', { field: 'path' });
+  return reply
+    .headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-store' })
+    .status(tooLong ? 414 : 400)
+    .send(body(refusal));
 }
 
 function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
@@ -70,13 +175,25 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, _request, reply) => answerRouterError(error, reply as unknown as FastifyReply),
   });
   await app.register(cookie);
 
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Referrer-Policy', 'no-referrer');
-    reply.header('X-Frame-Options', 'DENY');
+  // Repeated keys, prototype keys and deep nesting are refused before any route sees a body.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, parseJsonStrict(text as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.headers(SECURITY_HEADERS);
+    // API answers may carry secrets (the CSRF token, the Access Key, activation links): never cached.
+    if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
     return payload;
   });
 
@@ -92,13 +209,26 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     const fastifyError = error as { code?: string; statusCode?: number; message?: string };
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT;
-      return reply.status(413).send(body(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${limit} bytes`, { field: 'body' })));
+      return reply
+        .status(413)
+        .send(body(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${limit} bytes`, { field: 'body' })));
     }
     if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.status(415).send(body(new RampartError('VALIDATION_FAILED', 'body: Content-Type must be application/json', { field: 'body' })));
+      return reply
+        .status(415)
+        .send(
+          body(new RampartError('VALIDATION_FAILED', 'body: Content-Type must be application/json', { field: 'body' })),
+        );
     }
-    if (fastifyError.statusCode === 400 || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error instanceof SyntaxError) {
-      return reply.status(400).send(body(new RampartError('INVALID_JSON', 'body: is not valid JSON', { field: 'body' })));
+    if (fastifyError.code?.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
+      return reply
+        .status(400)
+        .send(body(new RampartError('INVALID_JSON', 'body: is not valid JSON', { field: 'body' })));
+    }
+    if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+      return reply
+        .status(fastifyError.statusCode)
+        .send(body(new RampartError('VALIDATION_FAILED', 'request: is not a valid request', { field: 'request' })));
     }
     deps.logger.error({ err: error, url: request.url }, 'unexpected error');
     return reply.status(500).send(body(new RampartError('INTERNAL', 'Internal error; the engine log has the details')));
@@ -107,6 +237,13 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
   const routes = [...allRoutes(deps), ...(options.extraRoutes ?? [])];
   const openapi = buildOpenApi(routes, deps.version);
   app.get(`${API_PREFIX}/openapi.json`, () => openapi);
+
+  const declared = new Map<string, Set<string>>([[`${API_PREFIX}/openapi.json`, new Set(['GET'])]]);
+  for (const route of routes) {
+    const methods = declared.get(API_PREFIX + route.path) ?? new Set<string>();
+    declared.set(API_PREFIX + route.path, methods.add(route.method));
+  }
+  const allowOf = allowedMethods(declared);
 
   const callerOf = (request: FastifyRequest): Caller | 'expired' | undefined => {
     const current = deps.accounts.current(request.cookies[SESSION_COOKIE]);
@@ -136,7 +273,10 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
           if (STATE_CHANGING.has(route.method)) {
             const header = request.headers['x-csrf-token'];
             if (typeof header !== 'string' || !safeEqual(header, caller.session.csrfToken)) {
-              throw new RampartError('CSRF_INVALID', 'The X-CSRF-Token header is missing or does not match the session; reload the console');
+              throw new RampartError(
+                'CSRF_INVALID',
+                'The X-CSRF-Token header is missing or does not match the session; reload the console',
+              );
             }
           }
         }
@@ -176,10 +316,25 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
+    const allow = path.startsWith('/api/') ? allowOf(path) : [];
+    if (allow.length > 0) {
+      const refusal = new RampartError(
+        'ROUTE_NOT_FOUND',
+        `${path} does not answer ${request.method}; it answers ${allow.join(', ')}`,
+        {
+          params: { method: request.method, path, allow: allow.join(', ') },
+        },
+      );
+      return reply.status(405).header('Allow', allow.join(', ')).send(body(refusal));
+    }
     if (path.startsWith('/api/') || request.method !== 'GET' || !indexFile || !existsSync(indexFile)) {
-      return reply
-        .status(404)
-        .send(body(new RampartError('ROUTE_NOT_FOUND', `No such route: ${request.method} ${path}`, { params: { method: request.method, path } })));
+      return reply.status(404).send(
+        body(
+          new RampartError('ROUTE_NOT_FOUND', `No such route: ${request.method} ${path}`, {
+            params: { method: request.method, path },
+          }),
+        ),
+      );
     }
     return reply.type('text/html').sendFile('index.html');
   });

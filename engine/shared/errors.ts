@@ -45,22 +45,48 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export type ErrorParams = Readonly<Record<string, string | number | boolean>>;
 
+/** One bad field (or one bad line of a field) of an input that has several. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+  params?: ErrorParams;
+}
+
 export class RampartError extends Error {
   readonly code: ErrorCode;
   readonly field: string | undefined;
   readonly params: ErrorParams;
+  /** Every bad field of the input, the first of which is also `field` / `message`; empty for one problem. */
+  readonly problems: readonly FieldProblem[];
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { field?: string; params?: ErrorParams; cause?: unknown } = {},
+    options: { field?: string; params?: ErrorParams; cause?: unknown; problems?: readonly FieldProblem[] } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RampartError';
     this.code = code;
     this.field = options.field;
     this.params = options.params ?? {};
+    this.problems = options.problems ?? [];
   }
+}
+
+/** The problems an error stands for: its list, or itself when it names one field. */
+export function problemsOf(error: RampartError): FieldProblem[] {
+  if (error.problems.length > 0) return [...error.problems];
+  return [{ field: error.field ?? '', message: error.message, ...(Object.keys(error.params).length > 0 ? { params: error.params } : {}) }];
+}
+
+/** One VALIDATION_FAILED error reporting every problem; the first one also fills `field` and `message`. */
+export function validationFailed(problems: readonly FieldProblem[]): RampartError {
+  const first = problems[0] ?? { field: '', message: 'is invalid' };
+  return new RampartError('VALIDATION_FAILED', first.message, {
+    field: first.field,
+    ...(first.params ? { params: first.params } : {}),
+    ...(problems.length > 1 ? { problems } : {}),
+  });
 }
 
 export function isRampartError(value: unknown): value is RampartError {

@@ -2,8 +2,10 @@
  * Shared building blocks every module may use: the error type and result, the clock, ids and
  * secrets, the logger interface, a bounded recently-used cache and size caps for logged text. This module imports nothing from the rest of the engine.
  */
-export { ERROR_CODES, RampartError, isRampartError, ok, err } from './errors.ts';
-export type { ErrorCode, ErrorParams, Result } from './errors.ts';
+export { ERROR_CODES, RampartError, isRampartError, ok, err, problemsOf, validationFailed } from './errors.ts';
+export type { ErrorCode, ErrorParams, FieldProblem, Result } from './errors.ts';
+export { textProblem } from './text.ts';
+export { userRegexProblem } from './user-regex.ts';
 export { systemClock, ManualClock, SECOND, MINUTE, HOUR, DAY } from './clock.ts';
 export type { Clock } from './clock.ts';
 export { cryptoRandom, newId, newSecret, sha256, safeEqual } from './ids.ts';

@@ -1,5 +1,5 @@
 import type { AccessMethod, ListMode, RunMode, SiteGlobalRecord, SiteRecord, XffMode, SourceIpMode } from '#engine/config-store';
-import type { Edition } from '#engine/shared';
+import { isRampartError, problemsOf, validationFailed, type Edition, type FieldProblem } from '#engine/shared';
 import { compileIpList, compilePathList, compilePathRegexList, type IpMatcher, type PathMatcher } from './lists.ts';
 
 export interface CompiledList {
@@ -40,17 +40,39 @@ export interface CompiledSite {
   accountExtraction: SiteRecord['accountExtraction'];
 }
 
-function compileList(list: SiteRecord['passList'], field: string, regexPaths: boolean): CompiledList {
-  const path = regexPaths ? compilePathRegexList(list.paths, `${field}.paths`) : compilePathList(list.paths, `${field}.paths`);
-  const ip = compileIpList(list.ips, `${field}.ips`);
+/** Runs one compile step; a validation error's problems join `problems` instead of stopping the rest. */
+function gather<T>(problems: FieldProblem[], fallback: T, compile: () => T): T {
+  try {
+    return compile();
+  } catch (error) {
+    if (!isRampartError(error) || error.code !== 'VALIDATION_FAILED') throw error;
+    problems.push(...problemsOf(error));
+    return fallback;
+  }
+}
+
+const NO_PATHS: PathMatcher = { empty: true, test: () => false };
+const NO_IPS: IpMatcher = { empty: true, has: () => false };
+
+function compileList(list: SiteRecord['passList'], field: string, regexPaths: boolean, problems: FieldProblem[]): CompiledList {
+  const path = gather(problems, NO_PATHS, () =>
+    regexPaths ? compilePathRegexList(list.paths, `${field}.paths`) : compilePathList(list.paths, `${field}.paths`),
+  );
+  const ip = gather(problems, NO_IPS, () => compileIpList(list.ips, `${field}.ips`));
   return {
     path: list.pathEnabled && !path.empty ? path : null,
     ip: list.ipEnabled && !ip.empty ? ip : null,
   };
 }
 
-/** Throws a VALIDATION_FAILED error naming the field and line of the first bad list entry. */
+/** Throws one VALIDATION_FAILED error naming every bad list entry (field and line). */
 export function compileSite(site: SiteRecord, global: SiteGlobalRecord, edition: Edition): CompiledSite {
+  const problems: FieldProblem[] = [];
+  const checkList = compileList(site.checkList, 'checkList', false, problems);
+  const passList = compileList(site.passList, 'passList', true, problems);
+  const blockList = compileList(site.blockList, 'blockList', true, problems);
+  const trusted = gather(problems, NO_IPS, () => compileIpList(site.sourceIp.trustedSources, 'sourceIp.trustedSources'));
+  if (problems.length > 0) throw validationFailed(problems);
   const perSite = edition === 'A';
   return {
     id: site.id,
@@ -59,9 +81,9 @@ export function compileSite(site: SiteRecord, global: SiteGlobalRecord, edition:
     runMode: site.runMode,
     accessMethod: site.accessMethod,
     listMode: site.listMode,
-    checkList: compileList(site.checkList, 'checkList', false),
-    passList: compileList(site.passList, 'passList', true),
-    blockList: compileList(site.blockList, 'blockList', true),
+    checkList,
+    passList,
+    blockList,
     tokenCookieName: perSite ? site.tokenCookieName : global.tokenCookieName,
     identityCookieName: perSite ? site.identityCookieName : global.identityCookieName,
     tokenTtlSeconds: perSite ? site.tokenExpirySeconds : global.tokenExpirySeconds,
@@ -76,7 +98,7 @@ export function compileSite(site: SiteRecord, global: SiteGlobalRecord, edition:
     sourceIp: {
       mode: site.sourceIp.mode,
       xffMode: site.sourceIp.xffMode,
-      trusted: compileIpList(site.sourceIp.trustedSources, 'sourceIp.trustedSources'),
+      trusted,
       customHeader: site.sourceIp.customHeader.toLowerCase(),
     },
     antiBot: site.antiBot,

@@ -1,9 +1,10 @@
 import { BlockList, isIP } from 'node:net';
-import { RampartError } from '#engine/shared';
+import { textProblem, userRegexProblem, validationFailed, type FieldProblem } from '#engine/shared';
 
 /**
  * Path and IP lists as operators type them, one entry per line, compiled once for the hot path.
- * Invalid lines are refused with their line number, so the console can point at them.
+ * Invalid lines are refused with their line numbers, every bad line in one error, so the console can
+ * mark them all at once.
  */
 export interface IpMatcher {
   readonly empty: boolean;
@@ -25,19 +26,35 @@ export function entries(lines: readonly string[]): { line: number; text: string 
   return out;
 }
 
-function lineError(field: string, line: number, message: string): RampartError {
-  return new RampartError('VALIDATION_FAILED', `${field}: line ${line}: ${message}`, { field, params: { line } });
+function lineProblem(field: string, line: number, message: string): FieldProblem {
+  return { field, message: `${field}: line ${line}: ${message}`, params: { line } };
+}
+
+/** Lines that are not plain text (control or bidi characters) are problems whatever the list. */
+function checkText(items: readonly { line: number; text: string }[], field: string, problems: FieldProblem[]): void {
+  for (const { line, text } of items) {
+    const problem = textProblem(text);
+    if (problem) problems.push(lineProblem(field, line, problem));
+  }
+}
+
+function throwIfAny(problems: readonly FieldProblem[]): void {
+  if (problems.length > 0) throw validationFailed(problems);
 }
 
 /** IPs and CIDRs, IPv4 and IPv6. `0.0.0.0/0` matches every IPv4 address, `::/0` every IPv6 one. */
 export function compileIpList(lines: readonly string[], field: string): IpMatcher {
   const list = new BlockList();
   const items = entries(lines);
+  const problems: FieldProblem[] = [];
   for (const { line, text } of items) {
     const slash = text.indexOf('/');
     const address = slash === -1 ? text : text.slice(0, slash);
     const family = isIP(address);
-    if (family === 0) throw lineError(field, line, `"${text}" is not an IP address or CIDR`);
+    if (family === 0) {
+      problems.push(lineProblem(field, line, `"${text}" is not an IP address or CIDR`));
+      continue;
+    }
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (slash === -1) {
       list.addAddress(address, type);
@@ -46,9 +63,13 @@ export function compileIpList(lines: readonly string[], field: string): IpMatche
     const bitsText = text.slice(slash + 1);
     const bits = Number(bitsText);
     const max = family === 4 ? 32 : 128;
-    if (!/^\d{1,3}$/.test(bitsText) || bits > max) throw lineError(field, line, `"${text}" has an invalid prefix length (0 to ${max})`);
+    if (!/^\d{1,3}$/.test(bitsText) || bits > max) {
+      problems.push(lineProblem(field, line, `"${text}" has an invalid prefix length (0 to ${max})`));
+      continue;
+    }
     list.addSubnet(address, bits, type);
   }
+  throwIfAny(problems);
   return {
     empty: items.length === 0,
     has(ip: string): boolean {
@@ -59,22 +80,26 @@ export function compileIpList(lines: readonly string[], field: string): IpMatche
   };
 }
 
-/** Edition B: each line is a regular expression over the request path; `/` alone means every path. */
+/**
+ * Edition B: each line is a regular expression over the request path; `/` alone means every path.
+ * Each line is its own regex (a group or `\1` in one line never reaches another), accepted only if
+ * V8's linear-time engine can run it, so no path can make a line backtrack for ever.
+ */
 export function compilePathRegexList(lines: readonly string[], field: string): PathMatcher {
   const items = entries(lines);
-  if (items.some((e) => e.text === '/')) return { empty: false, test: () => true };
-  const sources: string[] = [];
+  const problems: FieldProblem[] = [];
+  checkText(items, field, problems);
+  const regexes: RegExp[] = [];
   for (const { line, text } of items) {
-    try {
-      new RegExp(text);
-    } catch (error) {
-      throw lineError(field, line, `"${text}" is not a valid regular expression (${(error as Error).message})`);
-    }
-    sources.push(`(?:${text})`);
+    if (text === '/') continue;
+    const problem = userRegexProblem(text);
+    if (problem) problems.push(lineProblem(field, line, `"${text}" ${problem}`));
+    else regexes.push(new RegExp(text));
   }
-  if (sources.length === 0) return { empty: true, test: () => false };
-  const union = new RegExp(sources.join('|'));
-  return { empty: false, test: (path) => union.test(path) };
+  throwIfAny(problems);
+  if (items.some((e) => e.text === '/')) return { empty: false, test: () => true };
+  if (regexes.length === 0) return { empty: true, test: () => false };
+  return { empty: false, test: (path) => regexes.some((r) => r.test(path)) };
 }
 
 /**
@@ -83,14 +108,17 @@ export function compilePathRegexList(lines: readonly string[], field: string): P
  */
 export function compilePathList(lines: readonly string[], field: string): PathMatcher {
   const items = entries(lines);
-  if (items.some((e) => e.text === '/')) return { empty: false, test: () => true };
+  const problems: FieldProblem[] = [];
+  checkText(items, field, problems);
   const exact = new Set<string>();
   const prefixes: string[] = [];
   for (const { line, text } of items) {
-    if (!text.startsWith('/')) throw lineError(field, line, `"${text}" must start with /`);
-    if (text.endsWith('*')) prefixes.push(text.slice(0, -1));
+    if (!text.startsWith('/')) problems.push(lineProblem(field, line, `"${text}" must start with /`));
+    else if (text.endsWith('*')) prefixes.push(text.slice(0, -1));
     else exact.add(text);
   }
+  throwIfAny(problems);
+  if (items.some((e) => e.text === '/')) return { empty: false, test: () => true };
   return {
     empty: items.length === 0,
     test: (path) => exact.has(path) || prefixes.some((p) => path.startsWith(p)),

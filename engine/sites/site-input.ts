@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { textProblem } from '#engine/shared';
 
 /**
  * The shape of a site as the console sends it. Every field has a default, so a new site needs
@@ -13,6 +14,22 @@ export const SITE_LIMITS = {
   cookieName: 64,
   selector: 256,
 } as const;
+
+/** Refuses control, bidi-formatting and lone-surrogate characters (see textProblem). */
+const visibleText =
+  (multiline: boolean) =>
+  (value: string, ctx: z.RefinementCtx): void => {
+    const problem = textProblem(value, multiline);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
+
+/** A single line of free text. */
+export const plainText = (max: number) => z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(false));
+
+/** Page content (HTML): tabs and line breaks allowed, other controls and lone surrogates not. */
+const pageText = (max: number) => z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(true));
+
+const DOMAIN_LABEL_MAX = 63;
 
 const lines = z
   .array(z.string().max(SITE_LIMITS.lineLength, `each line must be at most ${SITE_LIMITS.lineLength} characters`))
@@ -42,12 +59,20 @@ const DEFAULT_RELOAD_CONTENT =
 
 export const siteInputSchema = z
   .object({
-    name: z.string().trim().min(1, 'is required').max(SITE_LIMITS.name, `must be at most ${SITE_LIMITS.name} characters`),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(SITE_LIMITS.name, `must be at most ${SITE_LIMITS.name} characters`)
+      .superRefine(visibleText(false)),
     domain: z
       .string()
       .trim()
       .max(SITE_LIMITS.domain)
       .regex(/^$|^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, 'must be a host name such as shop.example.com')
+      .refine((value) => value.split('.').every((label) => label.length <= DOMAIN_LABEL_MAX), {
+        message: `each label (the parts between dots) must be at most ${DOMAIN_LABEL_MAX} characters`,
+      })
       .default(''),
     runMode: z.enum(['pass', 'monitor', 'block'], { error: 'must be pass, monitor or block' }).default('monitor'),
     accessMethod: z.enum(['plugin', 'pluginless', 'cname', 'bypass'], { error: 'must be plugin, pluginless, cname or bypass' }).default('plugin'),
@@ -59,9 +84,9 @@ export const siteInputSchema = z
     identityCookieName: cookieName.default('rampart_id'),
     tokenExpirySeconds: z.number().int().min(10, 'must be at least 10 seconds').max(86_400, 'must be at most 86400 seconds').default(60),
     blockStatus: status.default(400),
-    blockContent: z.string().max(SITE_LIMITS.content).default(DEFAULT_BLOCK_CONTENT),
+    blockContent: pageText(SITE_LIMITS.content).default(DEFAULT_BLOCK_CONTENT),
     reloadStatus: status.default(412),
-    reloadContent: z.string().max(SITE_LIMITS.content).default(DEFAULT_RELOAD_CONTENT),
+    reloadContent: pageText(SITE_LIMITS.content).default(DEFAULT_RELOAD_CONTENT),
     browserFeatureDetection: z.boolean().default(true),
     queryThreatStore: z.boolean().default(true),
     hideServerInfo: z.boolean().default(true),
@@ -81,12 +106,12 @@ export const siteInputSchema = z
     accountExtraction: z
       .object({
         enabled: z.boolean().default(false),
-        loginPath: z.string().max(SITE_LIMITS.lineLength).default(''),
-        usernameSelector: z.string().max(SITE_LIMITS.selector).default(''),
-        successSelector: z.string().max(SITE_LIMITS.selector).default(''),
-        successText: z.string().max(SITE_LIMITS.selector).default(''),
-        failureSelector: z.string().max(SITE_LIMITS.selector).default(''),
-        failureText: z.string().max(SITE_LIMITS.selector).default(''),
+        loginPath: plainText(SITE_LIMITS.lineLength).default(''),
+        usernameSelector: plainText(SITE_LIMITS.selector).default(''),
+        successSelector: plainText(SITE_LIMITS.selector).default(''),
+        successText: plainText(SITE_LIMITS.selector).default(''),
+        failureSelector: plainText(SITE_LIMITS.selector).default(''),
+        failureText: plainText(SITE_LIMITS.selector).default(''),
       })
       .strict()
       .default({ enabled: false, loginPath: '', usernameSelector: '', successSelector: '', successText: '', failureSelector: '', failureText: '' }),

@@ -1,4 +1,16 @@
-import { RampartError, newId, newSecret, SECOND, type Clock, type Edition, type Random } from '#engine/shared';
+import {
+  RampartError,
+  isRampartError,
+  newId,
+  newSecret,
+  problemsOf,
+  validationFailed,
+  SECOND,
+  type Clock,
+  type Edition,
+  type FieldProblem,
+  type Random,
+} from '#engine/shared';
 import type { ConfigStore, SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { compileSite, type CompiledSite } from './compiled-site.ts';
 import type { SiteSettings, SiteGlobalInput } from './site-input.ts';
@@ -165,6 +177,13 @@ export class SitesService {
     this.#heartbeats.set(id, { ...heartbeat, at: this.#deps.clock.now() });
   }
 
+  /** The addresses the sites' latest heartbeats came from: gateways that showed the Access Key. */
+  heartbeatAddresses(): string[] {
+    const addresses: string[] = [];
+    for (const beat of this.#heartbeats.values()) if (beat.address !== '') addresses.push(beat.address);
+    return addresses;
+  }
+
   status(id: string): SiteStatus {
     const site = this.get(id);
     const beat = this.#heartbeats.get(id);
@@ -176,22 +195,29 @@ export class SitesService {
     };
   }
 
+  /** Every rule a site breaks, in one error (the console marks each field and line). */
   #validate(record: SiteRecord): void {
-    if (this.#deps.edition === 'B' && record.domain === '') {
-      throw new RampartError('VALIDATION_FAILED', 'domain: is required', { field: 'domain' });
-    }
+    const problems: FieldProblem[] = [];
+    const problem = (field: string, message: string): void => {
+      problems.push({ field, message: `${field}: ${message}` });
+    };
+    if (this.#deps.edition === 'B' && record.domain === '') problem('domain', 'is required');
     if (this.#deps.edition === 'A' && (record.accessMethod === 'cname' || record.accessMethod === 'bypass')) {
-      throw new RampartError('VALIDATION_FAILED', 'accessMethod: edition A offers plugin and pluginless access', { field: 'accessMethod' });
+      problem('accessMethod', 'edition A offers plugin and pluginless access');
     }
     if (this.#deps.edition === 'B' && record.accessMethod === 'pluginless') {
-      throw new RampartError('VALIDATION_FAILED', 'accessMethod: edition B offers cname, plugin and bypass access', { field: 'accessMethod' });
+      problem('accessMethod', 'edition B offers cname, plugin and bypass access');
     }
     if (record.sourceIp.mode === 'custom' && record.sourceIp.customHeader === '') {
-      throw new RampartError('VALIDATION_FAILED', 'sourceIp.customHeader: is required for the custom source IP mode', {
-        field: 'sourceIp.customHeader',
-      });
+      problem('sourceIp.customHeader', 'is required for the custom source IP mode');
     }
-    compileSite(record, this.#deps.store.data.siteGlobal, this.#deps.edition);
+    try {
+      compileSite(record, this.#deps.store.data.siteGlobal, this.#deps.edition);
+    } catch (error) {
+      if (!isRampartError(error)) throw error;
+      problems.push(...problemsOf(error));
+    }
+    if (problems.length > 0) throw validationFailed(problems);
   }
 
   #checkUniqueName(sites: readonly SiteRecord[], name: string, id: string): void {

@@ -1,19 +1,10 @@
-import { setFlagsFromString } from 'node:v8';
-import { CUSTOM_RULE_LOCATIONS, type CustomRuleLocation } from '#engine/shared';
+import { CUSTOM_RULE_LOCATIONS, userRegexProblem, type CustomRuleLocation } from '#engine/shared';
 
 /**
- * Custom basic rules (spec 2.5): an operator's regexes over named request locations.
- *
- * A user's regex must not be able to stall the engine. Patterns are JavaScript regexes that V8's
- * linear-time engine can run (checked by compiling them with the `l` flag, which refuses
- * backreferences, lookarounds and case-insensitive matching); they then run on the ordinary
- * backtracking engine, which is fast on normal input, and V8 switches a run to the linear-time
- * engine once it backtracks excessively. `(a+)+$` over 50 KB takes about 20 ms that way instead of
- * never finishing. Measured alternatives: the linear engine for every run is 3 to 10 times slower on
- * everyday input; a time bound needs a worker thread per check; RE2 needs a native addon.
+ * Custom basic rules (spec 2.5): an operator's regexes over named request locations. A user's regex
+ * must not be able to stall the engine: patterns are checked by `userRegexProblem` (engine/shared),
+ * which accepts only what V8's linear-time engine can run.
  */
-setFlagsFromString('--enable-experimental-regexp-engine');
-setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 export type CustomLocation = CustomRuleLocation;
 
@@ -59,24 +50,7 @@ export interface CustomRequest {
 export function patternProblem(pattern: string): string | null {
   if (pattern.length === 0) return 'must not be empty';
   if (pattern.length > MAX_PATTERN_LENGTH) return `must be at most ${MAX_PATTERN_LENGTH} characters`;
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    return `is not a valid regular expression (${reason(error)})`;
-  }
-  try {
-    // eslint-disable-next-line no-invalid-regexp -- `l` (linear) is V8's, enabled above.
-    new RegExp(pattern, 'l');
-  } catch {
-    return 'uses a construct that cannot run in linear time (backreferences and lookarounds are not allowed)';
-  }
-  return null;
-}
-
-function reason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const colon = message.lastIndexOf(': ');
-  return colon === -1 ? message : message.slice(colon + 2);
+  return userRegexProblem(pattern);
 }
 
 interface CompiledCondition {

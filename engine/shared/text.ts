@@ -1,0 +1,29 @@
+/**
+ * Free text an operator types (names, domains, list entries, remarks) is shown in the console, written
+ * into generated files and logged. Characters that make text lie about itself are refused at the edge:
+ * control characters (a newline ends an nginx comment and starts a directive), bidirectional overrides
+ * and isolates (U+202E shows `exe.txt` for `txt.exe`), line and paragraph separators, and lone UTF-16
+ * surrogates (no valid encoding exists for them).
+ */
+
+// C0 and C1 controls, DEL, bidi marks, embeddings, overrides and isolates, and U+2028 / U+2029.
+const SINGLE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+// The same, less tab, line feed and carriage return: for content that is text by nature (a page).
+const MULTI_LINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const codePoint = (char: string): string => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+
+/**
+ * Why `value` may not be stored as free text, or null. `multiline` allows tab, LF and CR (page content),
+ * never the other controls.
+ */
+export function textProblem(value: string, multiline = false): string | null {
+  const bad = (multiline ? MULTI_LINE : SINGLE_LINE).exec(value);
+  if (bad) {
+    return `must not contain control or bidirectional-formatting characters (${codePoint(bad[0])} at position ${bad.index + 1})`;
+  }
+  const lone = LONE_SURROGATE.exec(value);
+  if (lone) return `must be valid Unicode text (a lone surrogate ${codePoint(lone[0])} at position ${lone.index + 1})`;
+  return null;
+}
