@@ -240,6 +240,7 @@ export const en = {
   'switch.on': 'On',
   'switch.off': 'Off',
   'lines.count': '{count} entries',
+  'lines.offWithEntries': 'This list is switched off: its {count} entries are not applied until you switch it on.',
   'field.name': 'Name',
   'field.domain': 'Domain',
   'field.accessMethod': 'Access method',

@@ -235,6 +235,7 @@ export const zhCN: Messages = {
   'switch.on': '开',
   'switch.off': '关',
   'lines.count': '{count} 条',
+  'lines.offWithEntries': '此列表未开启：其中的 {count} 条不会生效，开启后才会应用。',
   'field.name': '名称',
   'field.domain': '域名',
   'field.accessMethod': '接入方式',

@@ -35,14 +35,22 @@ export class ApiError extends Error {
   readonly code: string;
   readonly field: string | undefined;
   readonly params: ErrorParams;
+  /** Every bad field when the engine reported several (each with this error's status and code). */
+  readonly problems: readonly ApiError[];
 
-  constructor(status: number, code: string, message: string, field?: string, params: ErrorParams = {}) {
+  constructor(status: number, code: string, message: string, field?: string, params: ErrorParams = {}, problems: readonly ApiError[] = []) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.field = field;
     this.params = params;
+    this.problems = problems;
+  }
+
+  /** The problems one by one: the list the engine sent, or this error alone. */
+  parts(): readonly ApiError[] {
+    return this.problems.length > 0 ? this.problems : [this];
   }
 }
 
@@ -50,14 +58,33 @@ export class ApiError extends Error {
 export const NETWORK_ERROR = 'NETWORK';
 
 interface ErrorBody {
-  error?: { code?: unknown; message?: unknown; field?: unknown; params?: unknown };
+  error?: { code?: unknown; message?: unknown; field?: unknown; params?: unknown; problems?: unknown };
 }
+
+interface ProblemBody {
+  field?: unknown;
+  message?: unknown;
+  params?: unknown;
+}
+
+const paramsOf = (value: unknown): ErrorParams => (typeof value === 'object' && value !== null ? (value as ErrorParams) : {});
 
 function toApiError(status: number, body: unknown): ApiError {
   const e = (body as ErrorBody | null)?.error;
   if (e && typeof e.code === 'string') {
-    const params = typeof e.params === 'object' && e.params !== null ? (e.params as ErrorParams) : {};
-    return new ApiError(status, e.code, typeof e.message === 'string' ? e.message : e.code, typeof e.field === 'string' ? e.field : undefined, params);
+    const code = e.code;
+    const problems = (Array.isArray(e.problems) ? (e.problems as ProblemBody[]) : []).map(
+      (p) =>
+        new ApiError(status, code, typeof p.message === 'string' ? p.message : code, typeof p.field === 'string' ? p.field : undefined, paramsOf(p.params)),
+    );
+    return new ApiError(
+      status,
+      code,
+      typeof e.message === 'string' ? e.message : code,
+      typeof e.field === 'string' ? e.field : undefined,
+      paramsOf(e.params),
+      problems,
+    );
   }
   return new ApiError(status, status >= 500 ? 'INTERNAL' : 'UNKNOWN', `HTTP ${status}`);
 }

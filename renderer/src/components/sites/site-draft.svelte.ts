@@ -245,6 +245,12 @@ export class SiteDraft {
     return e;
   }
 
+  /** Every field an engine error names (it may report several fields and lines at once). */
+  fieldErrors(error: unknown): { field: string; message: string; line: number | null }[] {
+    if (!(error instanceof ApiError)) return [];
+    return error.parts().flatMap((part) => this.fieldError(part) ?? []);
+  }
+
   /**
    * An engine error as a field message: the field path (array entries folded onto their list, with
    * the line number) and the text. No field when the form does not show it.
