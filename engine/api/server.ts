@@ -136,12 +136,12 @@ function allowedMethods(patterns: ReadonlyMap<string, ReadonlySet<string>>): (pa
 }
 
 /** The router's own refusals (a path that does not percent-decode, a path parameter over maxParamLength). */
-function answerRouterError(error: FastifyError, reply: FastifyReply): FastifyReply {
+function answerRouterError(error: FastifyError, reply: FastifyReply): void {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const refusal = tooLong
     ? new RampartError('VALIDATION_FAILED', 'path: a path parameter is longer than 200 characters', { field: 'path' })
     : new RampartError('VALIDATION_FAILED', 'path: is not a valid URL path (bad percent-encoding)', { field: 'path' });
-  return reply
+  void reply
     .headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-store' })
     .status(tooLong ? 414 : 400)
     .send(body(refusal));
@@ -176,7 +176,9 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
     clientErrorHandler: answerClientError,
-    frameworkErrors: (error, _request, reply) => answerRouterError(error, reply as unknown as FastifyReply),
+    frameworkErrors: (error, _request, reply) => {
+      answerRouterError(error, reply);
+    },
   });
   await app.register(cookie);
 
