@@ -2,8 +2,9 @@
  * Uploaded rule-set archives: .tar.gz / .tgz / .tar (ustar, GNU long names, pax paths) and .zip
  * (stored and deflate, read from the central directory). Everything is read and checked in memory
  * before the first file is written, so a refused archive leaves nothing behind: no absolute paths,
- * no `..`, no symlinks, hard links or devices, at most MAX_ENTRIES entries and MAX_BYTES unpacked.
- * Then the rule-set root is found: the folder holding `rules/REQUEST-*.conf` (or the REQUEST-*.conf
+ * no `..`, no symlinks, hard links or devices, no name that is both a file and a folder, at most
+ * MAX_ENTRIES entries and MAX_BYTES unpacked. A write that still fails (disk full) is reported as a
+ * refusal too; the caller removes the target folder. Then the rule-set root is found: the folder holding `rules/REQUEST-*.conf` (or the REQUEST-*.conf
  * files themselves).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -34,6 +35,7 @@ export async function extractArchive(buffer: Buffer, fileName: string, targetDir
   let entries: Entry[];
   try {
     entries = readArchive(buffer, fileName);
+    checkLayout(entries);
   } catch (cause) {
     if (cause instanceof Refused) return { ok: false, error: `${fileName}: ${cause.message}` };
     const reason = cause instanceof Error ? cause.message : String(cause);
@@ -48,13 +50,35 @@ export async function extractArchive(buffer: Buffer, fileName: string, targetDir
     const path = resolve(target, e.path);
     if (!path.startsWith(target + sep)) return { ok: false, error: `${fileName}: entry ${e.path} leaves the target folder` };
   }
-  await mkdir(target, { recursive: true });
-  for (const e of entries) {
-    const path = join(target, e.path);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, e.data, { mode: 0o644 });
+  try {
+    await mkdir(target, { recursive: true });
+    for (const e of entries) {
+      const path = join(target, e.path);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, e.data, { mode: 0o644 });
+    }
+  } catch (cause) {
+    const reason = cause instanceof Error && 'code' in cause ? String(cause.code) : 'write failed';
+    return { ok: false, error: `${fileName}: could not be unpacked (${reason})` };
   }
   return { ok: true, value: { root: root === '' ? target : join(target, root), files: entries.map((e) => e.path) } };
+}
+
+/**
+ * Refuses a name used both for a file and for a folder (`a` and `a/b`): unpacking it could only fail
+ * half-way. A file listed twice keeps its last copy, as tar does.
+ */
+function checkLayout(entries: readonly Entry[]): void {
+  const files = new Set<string>();
+  const folders = new Set<string>();
+  for (const e of entries) {
+    files.add(e.path);
+    const parts = e.path.split('/');
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'));
+  }
+  for (const folder of folders) {
+    if (files.has(folder)) throw new Refused(`${folder} is both a file and a folder in the archive`);
+  }
 }
 
 /** Reads every regular file of an archive into memory, refusing anything unsafe. */
@@ -229,9 +253,15 @@ function readZip(zip: Buffer): Entry[] {
 
     budget.add(size);
     const mode = external >>> 16;
-    // Unix-made entries carry their file type: only regular files and folders pass.
-    if (madeBy === 3 && mode !== 0 && (mode & S_IFMT) !== S_IFREG && (mode & S_IFMT) !== S_IFDIR) {
-      throw new Refused(`${(mode & S_IFMT) === 0o120000 ? 'symbolic link' : 'special file'} ${name}`);
+    // Unix-made entries may carry their file type: only regular files and folders pass. Permission
+    // bits without a type (some zip writers) are an ordinary file.
+    const type = mode & S_IFMT;
+    if (madeBy === 3 && type !== 0 && type !== S_IFREG && type !== S_IFDIR) {
+      throw new Refused(`${type === 0o120000 ? 'symbolic link' : 'special file'} ${name}`);
+    }
+    if (madeBy === 3 && type === S_IFDIR) {
+      safePath(name);
+      continue;
     }
     const path = safePath(name);
     if (path === null) continue;

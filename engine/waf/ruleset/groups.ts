@@ -110,6 +110,32 @@ function chainActions(d: Directive & { kind: 'rule' | 'action' }): ParsedAction[
   return out;
 }
 
+const DISRUPTIVE = new Set(['deny', 'drop', 'block', 'redirect']);
+
+/**
+ * Ids of the rules, in any file, that a block can be put down to: those that add to an anomaly score
+ * and those that interrupt by themselves (ModSecurity's 200002, CRS's 911100, 949100). The anomaly
+ * evaluation rules, which only turn the others' scores into a block (they read TX:*anomaly_score*),
+ * are not among them: the access log names the rules that scored instead.
+ */
+export function attributableRuleIds(directives: readonly Directive[]): Set<string> {
+  const out = new Set<string>();
+  for (const d of directives) {
+    if (d.kind !== 'rule' && d.kind !== 'action') continue;
+    const id = actionValue(d.actions, 'id');
+    if (id === undefined) continue;
+    const actions = chainActions(d);
+    if (actions.some(addsAnomalyScore)) out.add(id);
+    else if (d.actions.some((a) => DISRUPTIVE.has(a.name.toLowerCase())) && !readsAnomalyScore(d)) out.add(id);
+  }
+  return out;
+}
+
+function readsAnomalyScore(d: Directive & { kind: 'rule' | 'action' }): boolean {
+  if (d.kind !== 'rule') return false;
+  return d.variables.some((v) => v.name === 'TX' && v.key?.kind === 'literal' && /anomaly_score/i.test(v.key.value));
+}
+
 function addsAnomalyScore(a: ParsedAction): boolean {
   return a.name === 'setvar' && /^tx\.[a-z0-9_]*anomaly_score[a-z0-9_]*=\+/i.test(a.value ?? '');
 }

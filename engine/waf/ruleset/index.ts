@@ -10,5 +10,5 @@ export { detectRuleSetDir, DEBIAN_LOCATION } from './detect.ts';
 export type { InstalledRuleSet, RuleSetLocation } from './detect.ts';
 export { extractArchive, readArchive, findRuleSetRoot, MAX_ENTRIES, MAX_BYTES } from './archive.ts';
 export type { ExtractedArchive, ExtractResult } from './archive.ts';
-export { RULE_GROUPS, groupOf, ruleLevels, countGroupLevels } from './groups.ts';
+export { RULE_GROUPS, groupOf, ruleLevels, countGroupLevels, attributableRuleIds } from './groups.ts';
 export type { RuleGroup, RuleLevel, ParanoiaLevel, GroupLevelCount } from './groups.ts';

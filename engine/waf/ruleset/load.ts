@@ -7,10 +7,17 @@
  * Rule files and data files are read as latin1 so that every value is a binary string (one char per
  * byte, see ../types.ts). Failures never throw: they are problems with file and line (line 0 when
  * they concern a whole file or folder).
+ *
+ * Confinement: a rule set may come from an uploaded archive, so what its files name is untrusted.
+ * Rule files, Includes (globs too) and data files are read only when their real path (symlinks
+ * resolved) lies inside the rule-set folder, its rules folder, or the folder of a setup / before /
+ * after file (Debian keeps those in /etc/modsecurity/crs). Those folders are the layout whoever
+ * installed the set chose (a `rules` symlink included); names written inside rule files are not. Problem messages name paths
+ * relative to the rule-set folder and never quote what a refused file holds.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { CompileEnv, Directive, ParseProblem, SourcePosition } from '../types.ts';
 import { actionValue, parseSecLang } from '#engine/waf/seclang';
 
@@ -36,6 +43,10 @@ export interface RuleSet {
   problems: ParseProblem[];
   /** `3.3.4`, `4.25.0`; empty when neither SecComponentSignature nor the setup file tells. */
   version: string;
+  /** The rule-set folder (absolute). */
+  root: string;
+  /** A path as problem messages show it: relative to the rule-set folder when inside it. */
+  display(path: string): string;
 }
 
 /** How deep Includes may nest before we call it a loop. */
@@ -45,28 +56,67 @@ const DATA_FILE_OPERATORS = new Set(['pmfromfile', 'pmf', 'ipmatchfromfile', 'ip
 
 export async function loadRuleSet(dir: string, options: LoadOptions = {}): Promise<RuleSet> {
   const root = resolve(dir);
-  const state: LoadState = { directives: [], files: [], problems: [] };
+  const display = (path: string): string => displayPath(root, path);
   const rootStat = await stat(root).catch(() => null);
   if (!rootStat?.isDirectory()) {
-    state.problems.push({ file: root, line: 0, message: `rule-set folder ${root} does not exist or is not a folder` });
-    return { ...state, dataFiles: new Map(), version: '' };
+    const problems = [{ file: root, line: 0, message: 'the rule-set folder does not exist or is not a folder' }];
+    return { directives: [], files: [], problems, dataFiles: new Map(), version: '', root, display };
   }
 
   const setup = options.setupFile === undefined ? defaultSetupFile(root) : options.setupFile;
+  const chosen = [...(setup ? [resolve(setup)] : []), ...(options.before ?? []).map((f) => resolve(f)), ...(options.after ?? []).map((f) => resolve(f))];
+  const rulesDir = rulesFolder(root);
+  const chosenReal = await Promise.all(chosen.map((f) => realpath(f).catch(() => f)));
+  const state: LoadState = {
+    directives: [],
+    files: [],
+    problems: [],
+    roots: await confinementRoots([root, rulesDir, ...[...chosen, ...chosenReal].map((f) => dirname(f))]),
+    display,
+  };
+
   if (setup) await loadFile(resolve(setup), state, [], null);
   for (const file of options.before ?? []) await loadFile(resolve(file), state, [], null);
 
-  const rulesDir = rulesFolder(root);
   const ruleFiles = (await readdir(rulesDir).catch(() => [] as string[])).filter((f) => f.endsWith('.conf')).sort(byteOrder);
   if (!ruleFiles.some((f) => /^REQUEST-.*\.conf$/.test(f))) {
-    state.problems.push({ file: rulesDir, line: 0, message: `no REQUEST-*.conf rule files in ${rulesDir}` });
+    state.problems.push({ file: rulesDir, line: 0, message: `no REQUEST-*.conf rule files in ${display(rulesDir) || 'the rule-set folder'}` });
   }
   for (const f of ruleFiles) await loadFile(join(rulesDir, f), state, [], null);
   for (const file of options.after ?? []) await loadFile(resolve(file), state, [], null);
 
-  checkDuplicateIds(state.directives, state.problems);
-  const dataFiles = await loadDataFiles(state.directives, state.problems);
-  return { ...state, dataFiles, version: detectVersion(state.directives) };
+  checkDuplicateIds(state.directives, state.problems, display);
+  const dataFiles = await loadDataFiles(state.directives, state);
+  return { directives: state.directives, files: state.files, problems: state.problems, dataFiles, version: detectVersion(state.directives), root, display };
+}
+
+/** `rules/x.conf` for a path inside `root`, `.` for root itself; other paths as they are. */
+function displayPath(root: string, path: string): string {
+  const rel = relative(root, path);
+  if (rel === '') return '.';
+  return rel.startsWith('..') || isAbsolute(rel) ? path : rel.split(sep).join('/');
+}
+
+/** Each folder as written and as its real path (symlinks resolved), so either spelling is inside. */
+async function confinementRoots(folders: readonly string[]): Promise<string[]> {
+  const out = new Set<string>();
+  for (const folder of folders) {
+    out.add(folder);
+    const real = await realpath(folder).catch(() => null);
+    if (real) out.add(real);
+  }
+  return [...out];
+}
+
+function inside(roots: readonly string[], path: string): boolean {
+  return roots.some((root) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep));
+}
+
+/** True when `path` names something whose real path is inside the confinement roots. */
+async function confined(state: LoadState, path: string): Promise<boolean> {
+  if (!inside(state.roots, path)) return false;
+  const real = await realpath(path).catch(() => null);
+  return real !== null && inside(state.roots, real);
 }
 
 /** `<dir>/rules` when it exists, else `dir` itself (a flat folder of REQUEST-*.conf files). */
@@ -87,15 +137,23 @@ interface LoadState {
   directives: Directive[];
   files: string[];
   problems: ParseProblem[];
+  /** Folders files may be read from (see the module comment). */
+  roots: string[];
+  display(path: string): string;
 }
 
 async function loadFile(file: string, state: LoadState, stack: readonly string[], from: SourcePosition | null): Promise<void> {
+  const where = { file: from?.file ?? file, line: from?.line ?? 0 };
+  if (existsSync(file) && !(await confined(state, file))) {
+    state.problems.push({ ...where, message: `${state.display(file)} leads outside the rule-set folder (a symbolic link?) and was not read` });
+    return;
+  }
   let text: string;
   try {
     text = await readFile(file, 'latin1');
   } catch (cause) {
     const reason = cause instanceof Error && 'code' in cause ? String(cause.code) : 'unreadable';
-    state.problems.push({ file: from?.file ?? file, line: from?.line ?? 0, message: `cannot read ${file} (${reason})` });
+    state.problems.push({ ...where, message: `cannot read ${state.display(file)} (${reason})` });
     return;
   }
   state.files.push(file);
@@ -121,26 +179,46 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
     state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: includes nest deeper than ${MAX_INCLUDE_DEPTH} (a loop?)` });
     return;
   }
-  const pattern = isAbsolute(arg) ? arg : resolve(dirname(d.file), arg);
+  const pattern = resolve(dirname(d.file), arg);
+  // Checked before any folder is listed: a pattern outside the rule set is not even expanded.
+  if (!inside(state.roots, pattern)) {
+    state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: outside the rule-set folder (only its own files can be included)` });
+    return;
+  }
   const matches = hasGlob(pattern) ? await expandGlob(pattern) : existsSync(pattern) ? [pattern] : [];
   const files: string[] = [];
+  let escaped = 0;
   for (const m of matches) {
+    if (!(await confined(state, m))) {
+      escaped++;
+      continue;
+    }
     const s = await stat(m).catch(() => null);
     if (s?.isDirectory()) {
       // Apache includes every file of a named folder.
       const inner = (await readdir(m)).sort(byteOrder).map((f) => join(m, f));
-      for (const f of inner) if ((await stat(f).catch(() => null))?.isFile()) files.push(f);
+      for (const f of inner) {
+        if (!(await confined(state, f))) escaped++;
+        else if ((await stat(f).catch(() => null))?.isFile()) files.push(f);
+      }
     } else if (s?.isFile()) {
       files.push(m);
     }
   }
+  if (escaped > 0) {
+    state.problems.push({
+      file: d.file,
+      line: d.line,
+      message: `${d.name} ${arg}: ${escaped === 1 ? 'a match leads' : `${escaped} matches lead`} outside the rule-set folder (a symbolic link?) and ${escaped === 1 ? 'was' : 'were'} not read`,
+    });
+  }
   if (files.length === 0 && !optional && !hasGlob(pattern)) {
-    state.problems.push({ file: d.file, line: d.line, message: `Include ${arg}: no such file (${pattern})` });
+    if (escaped === 0) state.problems.push({ file: d.file, line: d.line, message: `Include ${arg}: no such file (${state.display(pattern)})` });
     return;
   }
   for (const f of files) {
     if (stack.includes(f)) {
-      state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: ${f} includes itself` });
+      state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: ${state.display(f)} includes itself` });
       continue;
     }
     await loadFile(f, state, stack, { file: d.file, line: d.line });
@@ -198,14 +276,14 @@ function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function checkDuplicateIds(directives: readonly Directive[], problems: ParseProblem[]): void {
+function checkDuplicateIds(directives: readonly Directive[], problems: ParseProblem[], display: (path: string) => string): void {
   const seen = new Map<string, SourcePosition>();
   for (const d of directives) {
     if (d.kind !== 'rule' && d.kind !== 'action') continue;
     const id = actionValue(d.actions, 'id');
     if (id === undefined) continue;
     const first = seen.get(id);
-    if (first) problems.push({ file: d.file, line: d.line, message: `duplicate rule id ${id} (first at ${first.file}:${first.line})` });
+    if (first) problems.push({ file: d.file, line: d.line, message: `duplicate rule id ${id} (first at ${display(first.file)}:${first.line})` });
     else seen.set(id, { file: d.file, line: d.line });
   }
 }
@@ -221,13 +299,14 @@ export function dataFileReader(dataFiles: ReadonlyMap<string, string[]>): Compil
     readDataFile(name, from) {
       const path = dataFilePath(name, from);
       const lines = dataFiles.get(path);
-      if (!lines) throw new Error(`data file ${name} (${path}) was not loaded`);
+      if (!lines) throw new Error(`data file ${name} was not loaded`);
       return lines;
     },
   };
 }
 
-async function loadDataFiles(directives: readonly Directive[], problems: ParseProblem[]): Promise<Map<string, string[]>> {
+async function loadDataFiles(directives: readonly Directive[], state: LoadState): Promise<Map<string, string[]>> {
+  const problems = state.problems;
   const out = new Map<string, string[]>();
   const failed = new Set<string>();
   const visit = async (d: Directive): Promise<void> => {
@@ -241,11 +320,21 @@ async function loadDataFiles(directives: readonly Directive[], problems: ParsePr
         }
         const path = dataFilePath(name, d);
         if (out.has(path) || failed.has(path)) continue;
+        // Outside the folder is refused before looking, so the answer tells nothing about the host.
+        if (!inside(state.roots, path) || (existsSync(path) && !(await confined(state, path)))) {
+          failed.add(path);
+          problems.push({ file: d.file, line: d.line, message: `@${d.operator.name}: data file ${name} lies outside the rule-set folder and was not read` });
+          continue;
+        }
         try {
           out.set(path, dataLines(await readFile(path, 'latin1')));
         } catch {
           failed.add(path);
-          problems.push({ file: d.file, line: d.line, message: `@${d.operator.name}: data file ${name} not found beside the rule file (${path})` });
+          problems.push({
+            file: d.file,
+            line: d.line,
+            message: `@${d.operator.name}: data file ${name} not found beside the rule file (${state.display(path)})`,
+          });
         }
       }
     }

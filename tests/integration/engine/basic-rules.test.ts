@@ -290,7 +290,9 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
     expect(res.body.error.message).toMatch(/REQUEST-942-APPLICATION-ATTACK-SQLI\.conf:\d+/);
     expect(res.body.error.message).toMatch(/previous rule set keeps running/);
     const status = await admin.request<{ state: string; source: string; lastError: { file: string; line: number } }>('GET', '/rule-set');
-    expect(status.body).toMatchObject({ state: 'loaded', source: 'detected', lastError: { file } });
+    // The failing file is named relative to the rule-set folder, not by its host path.
+    expect(status.body).toMatchObject({ state: 'loaded', source: 'detected', lastError: { file: 'rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf' } });
+    expect(JSON.stringify(status.body.lastError)).not.toContain(work);
     expect(status.body.lastError.line).toBeGreaterThan(0);
     expect((await admin.request('PUT', '/rule-set', { dir: join(work, 'nothing-here') })).status).toBe(400);
     // Verdicts still run the previous set.

@@ -202,6 +202,27 @@ describe('extractArchive', () => {
     const result = await extractArchive(bad, 'a.zip', target());
     expect(!result.ok && result.error).toMatch(/CRC mismatch/);
   });
+
+  it('refuses a name that is both a file and a folder, before writing anything', async () => {
+    const entries = [...crsEntries('crs'), { name: 'crs/rules/extra', data: 'a file' }, { name: 'crs/rules/extra/inner.conf', data: 'SecMarker A\n' }];
+    for (const [archive, name] of [
+      [gzipSync(tar(entries)), 'crs.tar.gz'],
+      [zip(entries.filter((e) => e.type !== '5').map((e) => ({ name: e.name, data: e.data }))), 'crs.zip'],
+    ] as const) {
+      const dir = target();
+      const result = await extractArchive(archive, name, dir);
+      expect(result).toEqual({ ok: false, error: `${name}: crs/rules/extra is both a file and a folder in the archive` });
+      expect(existsSync(dir)).toBe(false);
+    }
+  });
+
+  it('takes zip entries whose mode has permission bits but no file type as ordinary files', async () => {
+    const dir = target();
+    const archive = zip(Object.entries(RULES).map(([f, data]) => ({ name: `crs/rules/${f}`, data, mode: 0o644 })));
+    const result = await extractArchive(archive, 'crs.zip', dir);
+    expect(result.ok).toBe(true);
+    expect(readFileSync(join(dir, 'crs', 'rules', 'lfi-os-files.data'), 'utf8')).toBe('/etc/passwd\n');
+  });
 });
 
 describe('findRuleSetRoot', () => {
