@@ -22,6 +22,7 @@ import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
 import { BasicRulesService, RuleSetManager } from '#engine/basic-rules';
+import { detectRuleSetDir, type RuleSetLocation } from '#engine/waf/ruleset';
 import type { VerdictPorts } from '#engine/verdict';
 import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
 
@@ -48,6 +49,8 @@ export interface EngineOptions {
   /** Folder of the built console; found next to the engine when not given. */
   rendererDir?: string;
   extraRoutes?: AnyRoute[];
+  /** Where the Core Rule Set is looked for (default: Debian's location); tests pass [] for an install without one. */
+  ruleSetLocations?: readonly RuleSetLocation[];
 }
 
 export interface RunningEngine {
@@ -143,6 +146,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     useValue: new BasicRulesService({
       store: c.resolve<ConfigStore>(TOKENS.configStore),
       clock: c.resolve<Clock>(TOKENS.clock),
+      ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
       random: c.resolve<Random>(TOKENS.random),
       ruleSets,
       compatibilityLog,

@@ -5,6 +5,7 @@ import {
   sha256,
   MINUTE,
   HOUR,
+  DAY,
   type Clock,
   type Random,
   type Logger,
@@ -14,6 +15,7 @@ import type { ConfigStore, AccountRecord, LinkPurpose, LinkRecord } from '#engin
 import { checkPasswordRule, hashPassword, normalisePassword, verifyPassword, DUMMY_HASH } from './password.ts';
 import { SlidingWindowLimiter } from './rate-limit.ts';
 import { SessionStore, type Session } from './sessions.ts';
+import { DeviceCookies, type KnownDevice } from './device-cookies.ts';
 import type { Mailer } from './mailer.ts';
 import { activationMail, resetMail } from './mail-texts.ts';
 
@@ -22,6 +24,9 @@ export const LIMITS = {
   newAccounts: { count: 5, windowMs: 5 * MINUTE },
   signInFailuresPerAccount: { count: 5, windowMs: 15 * MINUTE },
   signInFailuresPerIp: { count: 20, windowMs: 15 * MINUTE },
+  /** Failures of one known browser (device cookie): they lock only that browser out. */
+  signInFailuresPerDevice: { count: 5, windowMs: 15 * MINUTE },
+  deviceCookieMs: 365 * DAY,
   activationLinkMs: 24 * HOUR,
   resetLinkMs: 1 * HOUR,
 } as const;
@@ -54,6 +59,8 @@ export interface AccountFilter {
 export interface SignedIn {
   session: Session;
   account: AccountRecord;
+  /** A fresh device cookie for this browser: presented at the next sign-in, it is a known device. */
+  deviceToken: string;
 }
 
 export interface Actor {
@@ -88,6 +95,8 @@ export class AccountService {
   readonly #newAccounts: SlidingWindowLimiter;
   readonly #failuresPerAccount: SlidingWindowLimiter;
   readonly #failuresPerIp: SlidingWindowLimiter;
+  readonly #failuresPerDevice: SlidingWindowLimiter;
+  readonly #devices: DeviceCookies;
 
   constructor(deps: AccountServiceDeps) {
     this.#deps = deps;
@@ -97,6 +106,8 @@ export class AccountService {
     this.#newAccounts = new SlidingWindowLimiter(LIMITS.newAccounts.count, LIMITS.newAccounts.windowMs, clock);
     this.#failuresPerAccount = new SlidingWindowLimiter(LIMITS.signInFailuresPerAccount.count, LIMITS.signInFailuresPerAccount.windowMs, clock);
     this.#failuresPerIp = new SlidingWindowLimiter(LIMITS.signInFailuresPerIp.count, LIMITS.signInFailuresPerIp.windowMs, clock);
+    this.#failuresPerDevice = new SlidingWindowLimiter(LIMITS.signInFailuresPerDevice.count, LIMITS.signInFailuresPerDevice.windowMs, clock);
+    this.#devices = new DeviceCookies(deps.store.data.secrets.tokenKey, clock, deps.random, LIMITS.deviceCookieMs);
   }
 
   get #accounts(): readonly AccountRecord[] {
@@ -138,35 +149,55 @@ export class AccountService {
       doc.audit.push({ at: now, actorId: record.id, action: 'setup', targetId: record.id });
       return record;
     });
-    return { session: this.sessions.create(account.id), account };
+    return { session: this.sessions.create(account.id), account, deviceToken: this.#devices.issue(account.id) };
   }
 
-  async signIn(emailInput: string, password: string, ip: string): Promise<SignedIn> {
+  /**
+   * Signs in. `deviceToken` is the device cookie the browser holds, if any: a browser that signed
+   * in to this account before counts only its own failures (at most 5 per 15 minutes), so the
+   * lockout that failures from unknown browsers cause (per account and per IP) does not reach it.
+   */
+  async signIn(emailInput: string, password: string, ip: string, deviceToken?: string): Promise<SignedIn> {
     const email = normaliseEmail(emailInput);
-    for (const [limiter, key, reason] of [
-      [this.#failuresPerIp, ip, 'signInIp'],
-      [this.#failuresPerAccount, email, 'signInAccount'],
-    ] as const) {
-      const verdict = limiter.check(key);
-      if (!verdict.allowed) throw rateLimited(reason, verdict.retryAfterMs, 'Too many failed sign-in attempts');
-    }
     const account = this.#accounts.find((a) => a.email === email && a.activated);
+    const device = account ? this.#devices.verify(deviceToken, account.id) : null;
+    this.#checkSignInLimits(email, ip, device);
     const matches = await verifyPassword(password, account?.passwordHash ?? DUMMY_HASH);
     if (!account || !matches) {
-      this.#failuresPerIp.hit(ip);
-      this.#failuresPerAccount.hit(email);
-      this.#deps.logger.warn({ email, ip }, 'sign-in failed');
+      if (device) {
+        this.#failuresPerDevice.hit(device.nonce);
+      } else {
+        this.#failuresPerIp.hit(ip);
+        this.#failuresPerAccount.hit(email);
+      }
+      this.#deps.logger.warn({ email, ip, knownDevice: device !== null }, 'sign-in failed');
       throw new RampartError('INVALID_CREDENTIALS', 'E-mail or password is wrong');
     }
     if (!account.enabled) throw new RampartError('ACCOUNT_DISABLED', 'This account is disabled; ask an administrator to enable it');
-    this.#failuresPerAccount.reset(email);
+    // A known device's success says nothing about the unknown browsers still guessing: their
+    // lockout stands.
+    if (device) this.#failuresPerDevice.reset(device.nonce);
+    else this.#failuresPerAccount.reset(email);
     const now = this.#deps.clock.now();
     const updated = await this.#deps.store.update((doc) => {
       const a = mustFind(doc.accounts, account.id);
       a.lastSignInAt = now;
       return { ...a };
     });
-    return { session: this.sessions.create(account.id), account: updated };
+    return { session: this.sessions.create(account.id), account: updated, deviceToken: this.#devices.issue(account.id) };
+  }
+
+  #checkSignInLimits(email: string, ip: string, device: KnownDevice | null): void {
+    const limits = device
+      ? ([[this.#failuresPerDevice, device.nonce, 'signInDevice']] as const)
+      : ([
+          [this.#failuresPerIp, ip, 'signInIp'],
+          [this.#failuresPerAccount, email, 'signInAccount'],
+        ] as const);
+    for (const [limiter, key, reason] of limits) {
+      const verdict = limiter.check(key);
+      if (!verdict.allowed) throw rateLimited(reason, verdict.retryAfterMs, 'Too many failed sign-in attempts');
+    }
   }
 
   current(sessionId: string | undefined): CurrentSession {

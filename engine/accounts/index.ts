@@ -2,6 +2,8 @@
  * Accounts: the tenant administrator and the accounts administrators create, their roles and
  * pages, sessions with idle and absolute timeouts, scrypt password hashes and the password rule,
  * single-use e-mailed activation and reset links, and the sign-in, mail and creation rate limits.
+ * Sign-in lockout follows OWASP's device cookies: failures from unknown browsers lock unknown
+ * browsers out of an account; a browser that signed in before answers only for its own failures.
  */
 export { AccountService, LIMITS } from './account-service.ts';
 export type { AccountServiceDeps, LinkDelivery, AccountFilter, Actor, SignedIn, CurrentSession } from './account-service.ts';

@@ -1,12 +1,18 @@
 import { z } from 'zod';
 import type { FastifyReply } from 'fastify';
-import type { SignedIn } from '#engine/accounts';
+import { LIMITS, type SignedIn } from '#engine/accounts';
 import { defineRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import { email, password, sessionView, toAccountView, linkToken } from '../schemas.ts';
 import { navigationFor } from '../navigation.ts';
 
 export const SESSION_COOKIE = 'rampart_session';
+/**
+ * Marks a browser that signed in before, so that other people's failed guesses do not lock it
+ * out (see DeviceCookies). Sent only to the sign-in route.
+ */
+export const DEVICE_COOKIE = 'rampart_device';
+const DEVICE_COOKIE_PATH = '/api/v1/session';
 
 type SessionView = z.infer<typeof sessionView>;
 
@@ -32,6 +38,14 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       sameSite: 'strict',
       secure: deps.secureCookies,
     });
+    reply.setCookie(DEVICE_COOKIE, signedIn.deviceToken, {
+      path: DEVICE_COOKIE_PATH,
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: deps.secureCookies,
+      maxAge: Math.floor(LIMITS.deviceCookieMs / 1000),
+    });
+    reply.header('cache-control', 'no-store');
     return view({ account: signedIn.account, session: signedIn.session });
   };
 
@@ -67,7 +81,8 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       access: 'public',
       body: z.object({ email, password }).strict(),
       response: sessionView,
-      handler: async ({ body, ip, reply }) => startSession(reply, await deps.accounts.signIn(body.email, body.password, ip)),
+      handler: async ({ body, ip, reply }) =>
+        startSession(reply, await deps.accounts.signIn(body.email, body.password, ip, reply.request.cookies[DEVICE_COOKIE])),
     }),
     defineRoute({
       method: 'GET',
