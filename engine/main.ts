@@ -204,6 +204,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     probe: probePort(probe, clock),
     version,
     inspectBodyLimit: settings.waf.bodyLimit,
+    oversizeHead: settings.gateway.oversizeHead,
+    ...(settings.gateway.trusted ? { trustedGateways: settings.gateway.trusted } : {}),
+    pagesAllowInline: settings.gateway.pagesInline,
   });
 
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });

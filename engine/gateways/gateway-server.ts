@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { BlockList, isIP, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RampartError, safeEqual, type Clock, type Logger } from '#engine/shared';
 import type { SitesService, CompiledSite } from '#engine/sites';
@@ -9,13 +9,15 @@ import {
   accessRecordJson,
   header,
   resolveSourceIp,
+  accessRecord,
+  NO_WAF_MATCH,
   type Headers,
   type RequestFacts,
   type Verdict,
   type VerdictPorts,
   type IntelligenceResult,
 } from '#engine/verdict';
-import { serveVerdictConnection, type VerdictAnswer } from './verdict-connection.ts';
+import { serveVerdictConnection, HEAD_LIMIT, type VerdictAnswer } from './verdict-connection.ts';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -57,6 +59,16 @@ export interface GatewayDeps {
   version: string;
   /** Request bodies up to this many bytes are inspected; a larger one is cut one byte past it, so the WAF sees it is too large. */
   inspectBodyLimit?: number;
+  /** A verdict request whose head is over HEAD_LIMIT is passed (default) or blocked, and logged either way. */
+  oversizeHead?: 'pass' | 'block';
+  /**
+   * Addresses and CIDR ranges of gateways whose X-Rampart-Remote-Addr, X-Rampart-Scheme and Host the
+   * unauthenticated /_rampart/ routes believe (default: loopback). Addresses that heartbeats came
+   * from (gateways that showed the Access Key) are believed too.
+   */
+  trustedGateways?: readonly string[];
+  /** Reload and block pages may run inline scripts and styles of their own (off: only the probe runs). */
+  pagesAllowInline?: boolean;
 }
 
 export const GATEWAY_BODY_LIMIT = 256 * 1024;
@@ -65,7 +77,69 @@ export const accessLogName = (siteId: string): string => `access:${siteId}`;
 export const detectionLogName = (siteId: string): string => `detection:${siteId}`;
 
 const NO_STORE = 'no-store, no-cache, must-revalidate';
+/** Longer than nginx's upstream keepalive_timeout (60 s): nginx, not Rampart, ends an idle connection, so it never reuses one Rampart is closing. */
 const KEEP_ALIVE_MS = 75_000;
+/** A request's head must arrive within this time of its first byte, the whole request within the next. */
+const HEAD_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_TRUSTED_GATEWAYS = ['127.0.0.0/8', '::1'];
+
+/**
+ * Reload and block pages hold text from the site's settings and are served on every protected
+ * origin: only scripts from the origin (the probe) run, nothing inline, unless the administrator
+ * allows inline content. The probe is loaded by URL, so it needs no nonce.
+ */
+const PAGE_CSP = (inline: boolean): string =>
+  [
+    "default-src 'self'",
+    `script-src 'self'${inline ? " 'unsafe-inline'" : ''}`,
+    `style-src 'self'${inline ? " 'unsafe-inline'" : ''}`,
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+
+/** `::ffff:127.0.0.1` (an IPv4 peer of a dual-stack socket) as `127.0.0.1`. */
+const plainAddress = (address: string): string => (address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address);
+
+function addressList(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return list;
+}
+
+/**
+ * An error answer of Node's parser (bad head, head over the limit, head or request too slow), in
+ * the documented error shape and with `Connection: close`, so nginx does not put the connection
+ * back in its keep-alive pool; then the connection ends.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, problem] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, new RampartError('PAYLOAD_TOO_LARGE', `head: must be at most ${HEAD_LIMIT} bytes`, { field: 'head' })]
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, new RampartError('VALIDATION_FAILED', `request: must arrive within ${HEAD_TIMEOUT_MS / 1000} s (head) and ${REQUEST_TIMEOUT_MS / 1000} s (whole)`, { field: 'request' })]
+        : [400, new RampartError('VALIDATION_FAILED', 'request: is not valid HTTP/1.1', { field: 'request' })];
+  // An answer already under way cannot be followed by another: then the connection only ends.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && inFlight?.headersSent !== true) {
+    const body = JSON.stringify(errorBody(problem));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    setTimeout(() => socket.destroy(), 2000).unref();
+  } else {
+    socket.destroy();
+  }
+}
 
 function errorBody(error: RampartError): { error: { code: string; message: string; field?: string } } {
   return { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
@@ -77,6 +151,8 @@ function errorBody(error: RampartError): { error: { code: string; message: strin
  */
 export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInstance> {
   const { sites, logStore, clock, logger } = deps;
+  const trustedGateways = addressList(deps.trustedGateways ?? DEFAULT_TRUSTED_GATEWAYS);
+  const pageCsp = PAGE_CSP(deps.pagesAllowInline === true);
   let lastKeyWarning = 0;
   const verdictSockets = new Set<Socket>();
 
@@ -84,14 +160,17 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   // Node's HTTP server, before Fastify's routing, request and reply objects; everything else goes
   // through Fastify.
   const bodyLimit = deps.inspectBodyLimit ?? 128 * 1024;
+  const errorAnswer = (error: unknown): VerdictAnswer => {
+    const known = error instanceof RampartError ? error : new RampartError('INTERNAL', 'Internal error');
+    if (!(error instanceof RampartError)) logger.error({ err: error }, 'verdict failed');
+    const status = known.code === 'ACCESS_KEY_INVALID' ? 401 : known.code === 'SITE_UNKNOWN' ? 404 : 500;
+    return { status, json: JSON.stringify(errorBody(known)) };
+  };
   const verdictAnswer = (headers: Headers, method: string, peer: string, body: Buffer | undefined): VerdictAnswer => {
     try {
       return verdictFor(headers, method, peer, body);
     } catch (error) {
-      const known = error instanceof RampartError ? error : new RampartError('INTERNAL', 'Internal error');
-      if (!(error instanceof RampartError)) logger.error({ err: error }, 'verdict failed');
-      const status = known.code === 'ACCESS_KEY_INVALID' ? 401 : known.code === 'SITE_UNKNOWN' ? 404 : 500;
-      return { status, json: JSON.stringify(errorBody(known)) };
+      return errorAnswer(error);
     }
   };
   const answerVerdict = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void => {
@@ -132,11 +211,24 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     bodyLimit: GATEWAY_BODY_LIMIT,
     return503OnClosing: true,
     keepAliveTimeout: KEEP_ALIVE_MS,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler: answerClientError,
     serverFactory: (handler) => {
-      const server = createServer((req, res) => {
-        if (req.url === '/_rampart/verdict') fastVerdict(req, res);
-        else handler(req, res);
-      });
+      const server = createServer(
+        {
+          maxHeaderSize: HEAD_LIMIT,
+          headersTimeout: HEAD_TIMEOUT_MS,
+          requestTimeout: REQUEST_TIMEOUT_MS,
+          // Node checks the two deadlines this often (its default, 30 s, would let them run late).
+          connectionsCheckingInterval: 1000,
+        },
+        (req, res) => {
+          if (req.url === '/_rampart/verdict') fastVerdict(req, res);
+          else handler(req, res);
+        },
+      );
+      // (Fastify sets this only on servers it creates itself.)
+      server.keepAliveTimeout = KEEP_ALIVE_MS;
       // Connections start on the verdict's own reader (verdict-connection.ts) and move to Node's
       // HTTP server, this listener, at their first request that is not a plain verdict.
       const nodeConnection = server.listeners('connection')[0] as ((socket: Socket) => void) | undefined;
@@ -145,6 +237,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
         server.on('connection', (socket: Socket) =>
           serveVerdictConnection(socket, {
             answer: (headers, method, peer, body) => verdictAnswer(headers, method, peer, body),
+            oversize: (headers, method, peer, headBytes) => oversizeAnswer(headers, method, peer, headBytes),
             // The WAF sees at most bodyLimit + 1 bytes (one more than the limit tells it the body is too large).
             maxBodyBytes: bodyLimit + 1,
             handOver: (s, rest) => {
@@ -153,6 +246,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
               if (rest.length > 0) s.emit('data', rest);
             },
             keepAliveTimeoutMs: KEEP_ALIVE_MS,
+            headTimeoutMs: HEAD_TIMEOUT_MS,
+            requestTimeoutMs: REQUEST_TIMEOUT_MS,
             open: verdictSockets,
           }),
         );
@@ -223,7 +318,18 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     requestId: header(h, 'x-request-id') ?? '',
     ...(body && body.length > 0 ? { body } : {}),
   });
-  const factsOf = (request: FastifyRequest): RequestFacts => factsFrom(request.headers, request.method, request.ip);
+  /** A peer whose word on the client's address, scheme and host counts: a configured or heartbeating gateway. */
+  const isGateway = (peer: string): boolean => {
+    const address = plainAddress(peer);
+    const family = isIP(address);
+    if (family !== 0 && trustedGateways.check(address, family === 4 ? 'ipv4' : 'ipv6')) return true;
+    return family !== 0 && sites.heartbeatAddresses().some((a) => plainAddress(a) === address);
+  };
+  /** The unauthenticated routes believe X-Rampart-Remote-Addr, X-Rampart-Scheme and Host only from a gateway. */
+  const factsOf = (request: FastifyRequest): RequestFacts => {
+    const facts = factsFrom(request.headers, request.method, request.ip);
+    return isGateway(request.ip) ? facts : { ...facts, remoteAddr: plainAddress(request.ip), scheme: 'http', host: '' };
+  };
 
   const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict): void => {
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
@@ -239,6 +345,36 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     const verdict = decide(site, facts, deps.ports);
     log(site, facts, verdict);
     return { status: verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403, guard: verdict.guardStatus };
+  }
+
+  // A verdict head too large to read whole (over HEAD_LIMIT): the site and key are among its first
+  // bytes (nginx sends the bundle's proxy_set_header fields first). It is passed or blocked, as the
+  // oversize-head guard says and the site's run mode allows, and logged with its size.
+  function oversizeAnswer(headers: Headers, method: string, peer: string, headBytes: number): VerdictAnswer {
+    try {
+      const site = siteFrom(headers, undefined, true, peer);
+      sites.markSeen(site.id);
+      const facts = factsFrom(headers, method, peer, undefined);
+      const guarded = deps.oversizeHead === 'block';
+      const block = guarded && site.runMode === 'block' && site.accessMethod !== 'bypass';
+      const verdict: Verdict = {
+        action: block ? 'block' : 'pass',
+        guardStatus: guarded ? (deps.ports.edition === 'A' ? 'BLOCKED_BY_WAF' : 'OWASP') : 'IGNORE',
+        status: block ? site.blockStatus : 200,
+        srcIp: resolveSourceIp(site, facts.headers, facts.remoteAddr),
+        deviceId: '',
+        listResult: '',
+        botType: null,
+        waf: guarded ? { blocked: block, ruleIds: [], categories: ['oversize-head'], score: 0 } : NO_WAF_MATCH,
+      };
+      const time = clock.now();
+      const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
+      logStore.append(accessLogName(site.id), { ...accessRecord(site, facts, verdict, time, intel, null), head_bytes: headBytes });
+      logger.warn({ site: site.id, headBytes, action: verdict.action }, 'verdict head over the size limit');
+      return { status: block ? 403 : 204, guard: verdict.guardStatus };
+    } catch (error) {
+      return errorAnswer(error);
+    }
   }
 
   // Plug-in-less access: the gateway posts the request and acts on the result itself.
@@ -259,6 +395,12 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       }
       return value;
     };
+    const ipField = (name: string, value: unknown): string => {
+      if (typeof value !== 'string' || isIP(value) === 0) {
+        throw new RampartError('VALIDATION_FAILED', `${name}: must be an IPv4 or IPv6 address`, { field: name });
+      }
+      return value;
+    };
     if (typeof body !== 'object' || body === null) throw new RampartError('VALIDATION_FAILED', 'body: must be a JSON object', { field: 'body' });
     const headers: Record<string, string> = {};
     if (body.headers !== undefined) {
@@ -275,7 +417,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       host: field('host', body.host ?? headers.host ?? '', 253),
       uri: field('uri', body.uri, 8192),
       protocol: 'HTTP/1.1',
-      remoteAddr: field('remoteAddr', body.remoteAddr, 64),
+      remoteAddr: ipField('remoteAddr', body.remoteAddr),
       headers,
       requestId: headers['x-request-id'] ?? '',
     };
@@ -308,7 +450,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   });
 
   const page = (reply: FastifyReply, site: CompiledSite, status: number, html: string): FastifyReply =>
-    reply.status(status).header('cache-control', NO_STORE).type('text/html; charset=utf-8').send(html);
+    reply.status(status).header('cache-control', NO_STORE).header('content-security-policy', pageCsp).type('text/html; charset=utf-8').send(html);
 
   app.get('/_rampart/reload', (request, reply) => {
     const site = siteOf(request, false);

@@ -15,13 +15,25 @@ import type { Headers } from '#engine/verdict';
  * server (with the bytes not yet answered), which then serves it to the end, verdicts included. That
  * covers other routes, chunked or large bodies, duplicate or folded headers, invalid characters, oversized heads,
  * HTTP/1.0, Expect and Upgrade, so Node's parser keeps the final word on every malformed request.
+ *
+ * Two exceptions keep nginx's connections healthy: a verdict head larger than HEAD_LIMIT is read to
+ * its end (keeping only its first HEAD_LIMIT bytes) and answered by `oversize` with a verdict, never
+ * an error that nginx turns into 500; and a head still incomplete after `headTimeoutMs` (a whole
+ * request after `requestTimeoutMs`) gets 408. Every answer after which this reader closes the
+ * connection says `Connection: close`, so nginx never reuses a connection that is going away.
  */
 
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 /** A verdict request line (the head parser checks the same, strictly). */
 const VERDICT_LINE = /^[A-Z]{1,16} \/_rampart\/verdict HTTP\/1\.1$/;
-/** Node's default --max-http-header-size: a larger head goes to Node, which answers 431. */
-const MAX_HEAD_BYTES = 16 * 1024;
+/**
+ * The largest head read whole, here and by Node's server (its maxHeaderSize). nginx with its default
+ * `large_client_header_buffers 4 8k` accepts client heads up to 32 KB; the verdict subrequest adds
+ * X-Original-URI (up to 8 KB) and Rampart's own headers, so 64 KB holds every head it sends.
+ */
+export const HEAD_LIMIT = 64 * 1024;
+/** An oversize verdict head is read (and dropped) up to this size; past it, it is answered at once. */
+const OVERSIZE_READ_LIMIT = 1024 * 1024;
 const MAX_HEADERS = 100;
 
 export interface VerdictAnswer {
@@ -37,9 +49,18 @@ export interface VerdictConnectionOptions {
   answer(headers: Headers, method: string, peer: string, body: Buffer | undefined): VerdictAnswer;
   /** A body longer than this is left to Node's server (which keeps what the WAF inspects of it). */
   maxBodyBytes: number;
+  /**
+   * Answers a verdict request whose head is larger than HEAD_LIMIT (never throws): `headers` are the
+   * complete header lines of its first HEAD_LIMIT bytes, `headBytes` its size as far as it was read.
+   */
+  oversize(headers: Headers, method: string, peer: string, headBytes: number): VerdictAnswer;
   /** Node's HTTP server takes the connection over, from `rest` on. */
   handOver(socket: Socket, rest: Buffer): void;
   keepAliveTimeoutMs: number;
+  /** A request's head must be complete this long after its first byte. */
+  headTimeoutMs: number;
+  /** And the request with its body this long after its first byte. */
+  requestTimeoutMs: number;
   /** Sockets being read here, so a shutdown can close them. */
   open: Set<Socket>;
 }
@@ -133,6 +154,40 @@ function parseVerdictHead(head: string): ParsedHead | null {
   return { method, headers, close, bodyLength };
 }
 
+/**
+ * The header fields of the complete lines in the first bytes of an oversize head, leniently: lines
+ * that are not `token: value` without control characters are skipped, the first of repeated names
+ * wins. They only name the site and describe the request for its access record (nginx sends the
+ * proxy_set_header fields, Rampart's own, before the client's).
+ */
+function prefixHeaders(prefix: string): Record<string, string> {
+  const headers = Object.create(null) as Record<string, string>;
+  const lines = prefix.split('\r\n');
+  lines.pop(); // the last line may be cut short
+  for (let n = 1; n < lines.length; n++) {
+    const line = lines[n] ?? '';
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    let valid = true;
+    for (let i = 0; i < colon && valid; i++) valid = TOKEN[line.charCodeAt(i)] === 1;
+    for (let i = colon + 1; i < line.length && valid; i++) {
+      const c = line.charCodeAt(i);
+      valid = !((c < 0x20 && c !== 0x09) || c === 0x7f);
+    }
+    const name = line.slice(0, colon).toLowerCase();
+    if (valid && headers[name] === undefined) headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** True when a line of `data` from `from` on ends with a bare LF (a head that Node refuses). */
+function hasBareLf(data: Buffer, start: number, from: number): boolean {
+  for (let i = data.indexOf(0x0a, from); i !== -1; i = data.indexOf(0x0a, i + 1)) {
+    if (i === start || data[i - 1] !== 0x0d) return true;
+  }
+  return false;
+}
+
 function response(answer: VerdictAnswer, head: boolean, close: boolean, keepAlive: string): string {
   const status = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Unknown'}\r\n`;
   const connection = close ? 'Connection: close\r\n' : keepAlive;
@@ -144,6 +199,11 @@ function response(answer: VerdictAnswer, head: boolean, close: boolean, keepAliv
   return `${status}x-rampart-guard: ${answer.guard ?? ''}\r\n${length}${date()}${connection}\r\n`;
 }
 
+const timeoutAnswer = (): string => `HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n${date()}Connection: close\r\n\r\n`;
+
+/** The longest verdict request line (a 16-letter method) fits in this many bytes. */
+const REQUEST_LINE_MAX = 64;
+
 /**
  * Serves a new gateway connection: read here while its requests are plain verdicts, otherwise (from
  * the first request that is not) by Node's HTTP server.
@@ -152,6 +212,11 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
   const keepAlive = `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n`;
   const peer = socket.remoteAddress ?? '';
   let pending: Buffer | null = null;
+  /** An oversize verdict head being read to its end: its first HEAD_LIMIT bytes, and the last 3 read. */
+  let oversize: { prefix: string; method: string; bytes: number; tail: Buffer } | null = null;
+  /** The deadline of the request being read (armed only while one is incomplete). */
+  let deadline: NodeJS.Timeout | null = null;
+  let requestStart = 0;
 
   /** An idle timeout or a socket error ends the connection. */
   const onEnd = (): void => {
@@ -163,6 +228,10 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
   const onDrain = (): void => {
     socket.resume();
   };
+  const stopDeadline = (): void => {
+    if (deadline !== null) clearTimeout(deadline);
+    deadline = null;
+  };
   const detach = (): void => {
     socket.removeListener('data', onData);
     socket.removeListener('timeout', onEnd);
@@ -170,6 +239,7 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
     socket.removeListener('close', onClose);
     socket.removeListener('drain', onDrain);
     socket.setTimeout(0);
+    stopDeadline();
     options.open.delete(socket);
   };
   const giveUp = (rest: Buffer): void => {
@@ -184,25 +254,89 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
     giveUp(rest);
   };
 
+  /** Writes `out`, whose last answer says `Connection: close`, and ends the connection. */
+  const close = (out: string): void => {
+    detach();
+    socket.on('error', onEnd);
+    socket.end(out, 'latin1');
+    // A peer that does not close its side in time is cut off.
+    setTimeout(onEnd, 2000).unref();
+  };
+
+  const onDeadline = (): void => {
+    deadline = null;
+    if (pending === null && oversize === null) return;
+    const elapsed = Date.now() - requestStart;
+    // A complete head may wait for its body until the request deadline.
+    if (pending !== null && pending.indexOf(HEAD_END) !== -1 && elapsed < options.requestTimeoutMs) {
+      deadline = setTimeout(onDeadline, options.requestTimeoutMs - elapsed);
+      return;
+    }
+    pending = null;
+    oversize = null;
+    close(timeoutAnswer());
+  };
+
+  /** Answers the oversize head read so far with a verdict, and ends the connection. */
+  const answerOversize = (out: string): void => {
+    const head = oversize;
+    if (head === null) return;
+    oversize = null;
+    const answer = options.oversize(prefixHeaders(head.prefix), head.method, peer, head.bytes);
+    close(out + response(answer, head.method === 'HEAD', true, keepAlive));
+  };
+
+  function readOversize(chunk: Buffer): void {
+    const head = oversize;
+    if (head === null) return;
+    const joined = Buffer.concat([head.tail, chunk]);
+    const end = joined.indexOf(HEAD_END);
+    if (end === -1 && head.bytes + chunk.length < OVERSIZE_READ_LIMIT) {
+      head.bytes += chunk.length;
+      head.tail = Buffer.from(joined.subarray(Math.max(0, joined.length - 3)));
+      return;
+    }
+    head.bytes += end === -1 ? chunk.length : end + HEAD_END.length - head.tail.length;
+    answerOversize('');
+  }
+
   function onData(chunk: Buffer): void {
+    if (oversize !== null) return readOversize(chunk);
     const data: Buffer = pending === null ? chunk : Buffer.concat([pending, chunk]);
+    const fresh = data.length - chunk.length;
     pending = null;
     let out = '';
     let offset = 0;
     while (offset < data.length) {
       const end = data.indexOf(HEAD_END, offset);
-      if (end === -1) {
-        // An incomplete head waits for more bytes, unless it is already too large or its request
-        // line shows it is not a verdict request.
-        const line = data.toString('latin1', offset, Math.min(data.length, offset + 64));
+      const headBytes = end === -1 ? data.length - offset : end - offset;
+      if (end === -1 || headBytes > HEAD_LIMIT) {
+        // An incomplete head waits for more bytes, unless its request line shows it is not a
+        // verdict request, a line ends in a bare LF, or it is already too large.
+        const line = data.toString('latin1', offset, Math.min(data.length, offset + REQUEST_LINE_MAX));
         const lineEnd = line.indexOf('\r\n');
-        if (data.length - offset > MAX_HEAD_BYTES || (lineEnd !== -1 && !VERDICT_LINE.test(line.slice(0, lineEnd)))) {
-          return finish(out, data.subarray(offset));
+        const verdict = lineEnd !== -1 && VERDICT_LINE.test(line.slice(0, lineEnd));
+        if (lineEnd === -1 ? line.length === REQUEST_LINE_MAX : !verdict) return finish(out, data.subarray(offset));
+        if (hasBareLf(data, offset, Math.max(offset, fresh))) return finish(out, data.subarray(offset));
+        if (headBytes > HEAD_LIMIT) {
+          oversize = {
+            prefix: data.toString('latin1', offset, offset + HEAD_LIMIT),
+            method: line.slice(0, line.indexOf(' ')),
+            bytes: headBytes + (end === -1 ? 0 : HEAD_END.length),
+            tail: Buffer.from(data.subarray(Math.max(offset, data.length - 3))),
+          };
+          if (end !== -1) return answerOversize(out);
+          if (out.length > 0) socket.write(out, 'latin1');
+          if (deadline === null) {
+            requestStart = Date.now();
+            deadline = setTimeout(onDeadline, options.headTimeoutMs);
+          }
+          return;
         }
         pending = data.subarray(offset);
         break;
       }
-      const head = end - offset <= MAX_HEAD_BYTES ? parseVerdictHead(data.toString('latin1', offset, end)) : null;
+      const head = parseVerdictHead(data.toString('latin1', offset, end));
       if (head === null || head.bodyLength > options.maxBodyBytes) return finish(out, data.subarray(offset));
       const bodyStart = end + HEAD_END.length;
       if (data.length - bodyStart < head.bodyLength) {
@@ -213,11 +347,14 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
       const body = head.bodyLength > 0 ? data.subarray(bodyStart, bodyStart + head.bodyLength) : undefined;
       out += response(options.answer(head.headers, head.method, peer, body), head.method === 'HEAD', head.close, keepAlive);
       offset = bodyStart + head.bodyLength;
-      if (head.close) {
-        detach();
-        socket.end(out, 'latin1');
-        return;
-      }
+      if (head.close) return close(out);
+    }
+    // A request that is still incomplete has a deadline from its first byte; once one is answered,
+    // the next one's clock starts.
+    if (offset > 0 || pending === null) stopDeadline();
+    if (pending !== null && deadline === null) {
+      requestStart = Date.now();
+      deadline = setTimeout(onDeadline, options.headTimeoutMs);
     }
     if (out.length > 0 && !socket.write(out, 'latin1')) socket.pause();
   }

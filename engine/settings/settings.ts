@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { EDITIONS, RampartError } from '#engine/shared';
@@ -13,6 +14,14 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { error: 'must be true or false' })
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** `192.0.2.1`, `2001:db8::1`, `10.0.0.0/8`, `2001:db8::/32`. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be positive');
 
 /** Every setting, keyed by its environment variable. CLI flags map onto the same keys. */
@@ -26,6 +35,13 @@ const settingsSchema = z.object({
     .string()
     .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, the address gateways use to reach Rampart')
     .optional(),
+  RAMPART_GATEWAY_OVERSIZE_HEAD: z.enum(['pass', 'block'], { error: 'must be pass or block' }).default('pass'),
+  RAMPART_GATEWAY_TRUSTED: z
+    .string()
+    .transform((v) => v.split(',').map((e) => e.trim()).filter(Boolean))
+    .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
+    .optional(),
+  RAMPART_GATEWAY_PAGES_INLINE: bool.default(false),
   RAMPART_INTAKE_PORT: port.default(5514),
   RAMPART_CONSOLE_TLS_CERT: z.string().min(1).optional(),
   RAMPART_CONSOLE_TLS_KEY: z.string().min(1).optional(),
@@ -65,8 +81,20 @@ export interface SmtpSettings {
 export interface Settings {
   dataDir: string;
   console: { host: string; port: number; tls: { certFile: string; keyFile: string } | undefined };
-  /** `advertised` is the host:port gateways reach the gateway API at (written into plugin bundles). */
-  gateway: { host: string; port: number; advertised: string };
+  /**
+   * `advertised` is the host:port gateways reach the gateway API at (written into plugin bundles);
+   * `oversizeHead` what a verdict head over 64 KB gets; `trusted` the gateways (addresses, CIDR
+   * ranges) believed about the client on the unauthenticated routes (undefined: loopback);
+   * `pagesInline` whether reload and block pages may run inline scripts and styles.
+   */
+  gateway: {
+    host: string;
+    port: number;
+    advertised: string;
+    oversizeHead: 'pass' | 'block';
+    trusted: string[] | undefined;
+    pagesInline: boolean;
+  };
   intake: { port: number };
   publicUrl: string;
   edition: (typeof EDITIONS)[number];
@@ -169,6 +197,9 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       host: s.RAMPART_GATEWAY_HOST,
       port: s.RAMPART_GATEWAY_PORT,
       advertised: s.RAMPART_GATEWAY_ADDRESS ?? `127.0.0.1:${s.RAMPART_GATEWAY_PORT}`,
+      oversizeHead: s.RAMPART_GATEWAY_OVERSIZE_HEAD,
+      trusted: s.RAMPART_GATEWAY_TRUSTED,
+      pagesInline: s.RAMPART_GATEWAY_PAGES_INLINE,
     },
     intake: { port: s.RAMPART_INTAKE_PORT },
     publicUrl,

@@ -184,6 +184,13 @@ export class SitesService {
     return addresses;
   }
 
+  /** The addresses the sites' latest heartbeats came from: gateways that showed the Access Key. */
+  heartbeatAddresses(): string[] {
+    const addresses: string[] = [];
+    for (const beat of this.#heartbeats.values()) if (beat.address !== '') addresses.push(beat.address);
+    return addresses;
+  }
+
   status(id: string): SiteStatus {
     const site = this.get(id);
     const beat = this.#heartbeats.get(id);

@@ -187,23 +187,100 @@ describe('verdict connections', () => {
     conn.close();
   });
 
-  it('leaves invalid characters and oversized heads to Node (400, 431)', async () => {
+  it('leaves invalid characters and bare LF line ends to Node, whose 400 says Connection: close', async () => {
     const control = new Conn();
     control.write(verdictHead(['X-Bad: a\u0001b']));
-    expect((await control.next()).status).toBe(400);
+    const refused = await control.next();
+    expect(refused.status).toBe(400);
+    expect(refused.headers.connection).toBe('close');
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'VALIDATION_FAILED', field: 'request' } });
     expect(await control.closed()).toBe(true);
 
     const bare = new Conn();
     bare.write(verdictHead(['X-Bad: a\nX-Injected: 1']));
-    expect((await bare.next()).status).toBe(400);
+    const bareAnswer = await bare.next();
+    expect(bareAnswer.status).toBe(400);
+    expect(bareAnswer.headers.connection).toBe('close');
+    expect(await bare.closed()).toBe(true);
 
-    const huge = new Conn();
-    huge.write(verdictHead([`X-Large: ${'a'.repeat(20_000)}`]));
-    expect((await huge.next()).status).toBe(431);
-    control.close();
-    bare.close();
-    huge.close();
+    // A head with bare LF line ends only: it never has a CRLFCRLF to wait for.
+    const lfOnly = new Conn();
+    lfOnly.write(verdictHead().replace(/\r\n/g, '\n'));
+    const lfAnswer = await lfOnly.next();
+    expect(lfAnswer.status).toBe(400);
+    expect(lfAnswer.headers.connection).toBe('close');
+    expect(await lfOnly.closed()).toBe(true);
   });
+
+  it('reads heads up to 64 KB (what nginx sends with large_client_header_buffers 4 8k and more), here and after a hand-over', async () => {
+    const big = [`Cookie: a=${'c'.repeat(8000)}`, `Referer: https://shop.example.com/${'r'.repeat(8000)}`, `X-Large: ${'x'.repeat(30_000)}`];
+    const conn = new Conn();
+    conn.write(verdictHead(big, { uri: `/search?q=${'q'.repeat(6000)}` }));
+    const answer = await conn.next();
+    expect(answer).toMatchObject({ status: 401, headers: { 'x-rampart-guard': 'TOKEN_MISS', connection: 'keep-alive' } });
+    // Node's server, which serves the connection after another request, takes them too.
+    conn.write('GET /_rampart/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect((await conn.next()).status).toBe(404);
+    conn.write(verdictHead(big));
+    expect((await conn.next()).headers['x-rampart-guard']).toBe('TOKEN_MISS');
+    conn.close();
+  });
+
+  it('answers a verdict head over 64 KB with a pass verdict, logs it, and closes with Connection: close', async () => {
+    const conn = new Conn();
+    const head = verdictHead([`X-Large: ${'a'.repeat(40_000)}`, `X-Larger: ${'b'.repeat(40_000)}`], { uri: '/oversize-head', remote: '198.51.100.77' });
+    // in pieces, as a socket delivers it
+    for (let at = 0; at < head.length; at += 16_384) {
+      conn.write(head.slice(at, at + 16_384));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const answer = await conn.next();
+    expect(answer.status).toBe(204);
+    expect(answer.headers['x-rampart-guard']).toBe('IGNORE');
+    expect(answer.headers.connection).toBe('close');
+    expect(await conn.closed()).toBe(true);
+    await engine.logStore.flush();
+    const records = await engine.logStore.read(`access:${siteId}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+    expect(records.at(-1)).toMatchObject({ request: 'GET /oversize-head HTTP/1.1', src_ip: '198.51.100.77', guard_status: 'IGNORE', action: 'pass' });
+    expect(records.at(-1)?.head_bytes).toBeGreaterThan(80_000);
+  });
+
+  it('answers a head over 64 KB on a connection Node serves with 431 and Connection: close', async () => {
+    const conn = new Conn();
+    conn.write('GET /_rampart/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect((await conn.next()).status).toBe(404);
+    conn.write(verdictHead([`X-Large: ${'a'.repeat(70_000)}`]));
+    const answer = await conn.next();
+    expect(answer.status).toBe(431);
+    expect(answer.headers.connection).toBe('close');
+    expect(await conn.closed()).toBe(true);
+  });
+
+  it('gives a head 10 s to arrive (408, Connection: close), here and on a connection Node serves; idle connections stay open', async () => {
+    const slow = new Conn();
+    slow.write(verdictHead().slice(0, 60));
+    const slowNode = new Conn();
+    slowNode.write('GET /_rampart/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect((await slowNode.next()).status).toBe(404);
+    slowNode.write(verdictHead().slice(0, 60));
+    const idle = new Conn();
+    idle.write('GET /_rampart/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect((await idle.next()).status).toBe(404);
+    const started = Date.now();
+    const [timedOut, timedOutNode] = await Promise.all([slow.next({}, 13_000), slowNode.next({}, 13_000)]);
+    expect(Date.now() - started).toBeGreaterThan(9_000);
+    for (const answer of [timedOut, timedOutNode]) {
+      expect(answer.status).toBe(408);
+      expect(answer.headers.connection).toBe('close');
+    }
+    expect(await slow.closed()).toBe(true);
+    expect(await slowNode.closed()).toBe(true);
+    // The idle connection (Node's, which kept idle ones 5 s before) still answers after 10 s.
+    expect(idle.ended).toBe(false);
+    idle.write(verdictHead());
+    expect((await idle.next()).headers['x-rampart-guard']).toBe('TOKEN_MISS');
+    idle.close();
+  }, 20_000);
 
   it('inspects a body that comes with the head, or after it', async () => {
     const conn = new Conn();

@@ -65,19 +65,69 @@ describe('nginx plugin bundle', () => {
     const siteConf = await readFile(join(out, 'rampart-site.conf'), 'utf8');
     expect(siteConf).toContain('proxy_pass http://rampart_engine/_rampart/verdict;');
     expect(siteConf).toContain('proxy_set_header X-Rampart-Key "KEY-123";');
-    expect(siteConf).toContain('rewrite ^ /_rampart/reload break;');
+    expect(siteConf).toContain('proxy_pass http://rampart_pages;');
     expect(siteConf).toContain('proxy_set_header X-Request-Id $request_id;');
     const protect = await readFile(join(out, 'rampart-protect.conf'), 'utf8');
     expect(protect).toMatch(/auth_request \/_rampart_verdict;[\s\S]*error_page 401 = @rampart_reload;[\s\S]*error_page 403 = @rampart_block;/);
     expect(protect).toContain('proxy_hide_header Server;');
-    expect(await readFile(join(out, 'rampart-upstream.conf'), 'utf8')).toContain('server 10.0.0.2:9081;');
+    const upstream = await readFile(join(out, 'rampart-upstream.conf'), 'utf8');
+    expect(upstream).toMatch(/upstream rampart_engine \{\s*server 10\.0\.0\.2:9081;/);
+    expect(upstream).toMatch(/upstream rampart_pages \{\s*server 10\.0\.0\.2:9081;/);
     expect((await stat(join(out, 'rampart-keeper.sh'))).mode & 0o111).not.toBe(0);
     expect((await stat(join(out, 'config.json'))).mode & 0o077).toBe(0);
     expect(await readFile(join(out, 'README.md'), 'utf8')).toContain('interval_in_seconds');
   });
 
-  it('escapes quotes and dollars in the Access Key', async () => {
-    const out = await extract(pluginBundle({ site, accessKey: 'a"b$c', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
-    expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain('X-Rampart-Key "a\\"b\\$c";');
+  it('escapes quotes and backslashes in the Access Key', async () => {
+    const out = await extract(pluginBundle({ site, accessKey: 'a"b\\c', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain('X-Rampart-Key "a\\"b\\\\c";');
+  });
+
+  it('refuses an Access Key nginx would read as a variable ($) rather than write it changed', () => {
+    expect(() => pluginBundle({ site, accessKey: 'a$b', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 })).toThrow(/accessKey/);
+  });
+
+  it("sends the reload and block responses without the client's query (X-Original-URI has it)", async () => {
+    const out = await extract(pluginBundle({ site, accessKey: 'k', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    const siteConf = await readFile(join(out, 'rampart-site.conf'), 'utf8');
+    expect(siteConf).toContain('rewrite ^ /_rampart/reload? break;');
+    expect(siteConf).toContain('rewrite ^ /_rampart/block? break;');
+  });
+});
+
+describe('nginx plugin bundle with hostile text in the site record', () => {
+  // Records stored before names were validated may hold anything; the bundle must hold on its own.
+  const injection = 'x\nlocation ^~ /open { return 200 "injected"; }\n#';
+  const hostile: SiteRecord = { ...site, name: injection, domain: 'shop.example.com\n}\nserver { listen 80; }\u202E' };
+
+  it('keeps a site name that carries nginx directives inside its comment line', async () => {
+    const out = await extract(pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    for (const file of ['rampart-site.conf', 'rampart-protect.conf', 'rampart-upstream.conf', 'rampart-keeper.sh', 'README.md']) {
+      const text = await readFile(join(out, file), 'utf8');
+      const lines = text.split('\n');
+      expect(lines.filter((l) => l.startsWith('location ^~ /open')), file).toEqual([]);
+      expect(lines.filter((l) => /^\s*server \{/.test(l)), file).toEqual([]);
+      // eslint-disable-next-line no-control-regex -- NUL must not reach the file
+      expect(text, file).not.toMatch(/[\r\u0000\u202E\u2028]/);
+    }
+    expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain('# Rampart plugin for site "x\\u{A}location ^~ /open');
+  });
+
+  it('writes the name into config.json so that it parses back unchanged', async () => {
+    const out = await extract(pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8')) as { site: { name: string; domain: string } };
+    expect(config.site).toMatchObject({ name: injection, domain: hostile.domain });
+  });
+
+  it('gives a keeper script that sh reads as one assignment', async () => {
+    const out = await extract(pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    const script = await readFile(join(out, 'rampart-keeper.sh'), 'utf8');
+    const assignment = script.split('\n').find((l) => l.startsWith('SITE_NAME=')) ?? '';
+    expect(execFileSync('sh', ['-c', `${assignment}\nprintf %s "$SITE_NAME"`]).toString()).toBe('x\\u{A}location ^~ /open { return 200 "injected"; }\\u{A}#');
+    execFileSync('sh', ['-n', join(out, 'rampart-keeper.sh')]);
+  });
+
+  it('refuses an engine address that is not host:port', () => {
+    expect(() => pluginBundle({ site, accessKey: 'KEY', engineAddress: '127.0.0.1:9081;\ninclude /etc/passwd', version: '0.1.0', now: 0 })).toThrow(/engineAddress/);
   });
 });
