@@ -97,12 +97,27 @@ export interface BasicRulesServiceDeps {
   compatibilityLog?: ((line: string) => void) | undefined;
 }
 
-/** What one site runs, rebuilt after any configuration or rule-set change. */
+/**
+ * What one site runs. Built off the verdict path: when the site's basic rules are saved, when a rule
+ * set is installed, and in the background after another configuration write changed what it is
+ * built from; a verdict only reads it.
+ */
 interface SiteRuntime {
+  /** What it was built from: the site's basic-rules record and access method (see runtimeKey). */
+  key: string;
+  /** The rule set's generation (0: none loaded). */
+  generation: number;
   waf: Waf | null;
   levels: LevelProfile | null;
   custom: CustomRuleMatcher | null;
+  /** The access log's rule ids (LoadedRuleSet.named). */
+  named: ReadonlySet<string>;
+  /** The site's groups are on but no rule set is loaded: only its custom rules run. */
+  ruleSetMissing: boolean;
 }
+
+/** The answer for a request no rule inspected because no rule set is loaded (access log `waf_rule_set`). */
+const RULE_SET_MISSING: WafOutcome = Object.freeze({ ...NO_WAF_MATCH, ruleSet: 'missing' as const });
 
 const fail = (field: string, message: string): RampartError => new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field });
 
@@ -113,13 +128,19 @@ const fail = (field: string, message: string): RampartError => new RampartError(
  */
 export class BasicRulesService {
   readonly #deps: BasicRulesServiceDeps;
-  #runtimes = new Map<string, SiteRuntime>();
-  #runtimesFrom: unknown = null;
-  #runtimesGeneration = -1;
+  /** Site id -> what it runs; replaced entry by entry, each swap atomic. */
+  readonly #runtimes = new Map<string, SiteRuntime>();
+  /** The configuration document the runtimes were last checked against. */
+  #syncedFrom: unknown = null;
+  #syncScheduled = false;
+  /** For a site that has no runtime yet (created since the last check): every group on, loose. */
+  #fallback: SiteRuntime | null = null;
   readonly #denials = new Map<string, number>();
 
   constructor(deps: BasicRulesServiceDeps) {
     this.#deps = deps;
+    deps.ruleSets.onInstalled(() => this.#sync());
+    this.#sync();
   }
 
   // ----- configuration -----
@@ -164,8 +185,7 @@ export class BasicRulesService {
     });
     // A new combination of switched-off groups needs its own compiled rule set (a few hundred ms):
     // build it now, in the operator's request, rather than in the site's next verdict.
-    const site = this.#deps.store.data.sites.find((s) => s.id === siteId);
-    if (site) this.#runtime(siteId, site.accessMethod === 'plugin');
+    this.#sync();
     return this.#groupView(group, setting);
   }
 
@@ -193,6 +213,7 @@ export class BasicRulesService {
       checkUniqueName(record.customRules, rule);
       record.customRules.push(rule);
     });
+    this.#sync();
     return view(rule);
   }
 
@@ -208,6 +229,7 @@ export class BasicRulesService {
       record.customRules[index] = rule;
       return rule;
     });
+    this.#sync();
     return view(updated);
   }
 
@@ -219,6 +241,7 @@ export class BasicRulesService {
       if (!record || index === -1) throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
       record.customRules.splice(index, 1);
     });
+    this.#sync();
   }
 
   /** A copied site gets the original's groups and custom rules (with new ids). */
@@ -231,6 +254,7 @@ export class BasicRulesService {
         customRules: from.customRules.map((r) => ({ ...structuredClone(r), id: newId('cr', this.#deps.random) })),
       };
     });
+    this.#sync();
   }
 
   async removeSite(siteId: string): Promise<void> {
@@ -238,6 +262,7 @@ export class BasicRulesService {
     await this.#deps.store.update((doc) => {
       delete doc.basicRules[siteId];
     });
+    this.#sync();
   }
 
   /** Location / pattern rules beyond the schema, with the failing field's path. */
@@ -268,38 +293,78 @@ export class BasicRulesService {
 
   // ----- the WAF stage -----
 
-  #runtime(siteId: string, plugin: boolean): SiteRuntime {
+  /**
+   * Brings every site's runtime up to date with the configuration and the loaded rule set, building
+   * only those whose inputs changed. Compiles a combination of switched-off groups not built yet, so
+   * it runs where a few hundred ms are acceptable (a save, a rule-set install, the background), never
+   * in a verdict.
+   */
+  #sync(): void {
     const data = this.#deps.store.data;
     const loaded = this.#deps.ruleSets.current;
     const generation = loaded?.generation ?? 0;
-    if (this.#runtimesFrom !== data || this.#runtimesGeneration !== generation) {
-      this.#runtimes = new Map();
-      this.#runtimesFrom = data;
-      this.#runtimesGeneration = generation;
+    this.#syncedFrom = data;
+    // Sites with the same switched-off groups share one compiled WAF.
+    const shared = new Map<string, Waf>();
+    for (const runtime of this.#runtimes.values()) {
+      if (runtime.generation === generation && runtime.waf) shared.set(runtime.key.slice(0, runtime.key.indexOf(' ')), runtime.waf);
     }
-    let runtime = this.#runtimes.get(siteId);
-    if (runtime) return runtime;
-    const record = data.basicRules[siteId];
+    const present = new Set<string>();
+    for (const site of data.sites) {
+      present.add(site.id);
+      const record = data.basicRules[site.id];
+      const key = runtimeKey(record, site.accessMethod === 'plugin');
+      const current = this.#runtimes.get(site.id);
+      if (current?.key === key && current.generation === generation) continue;
+      this.#runtimes.set(site.id, this.#build(record, key, site.accessMethod === 'plugin', shared));
+    }
+    for (const id of this.#runtimes.keys()) if (!present.has(id)) this.#runtimes.delete(id);
+    if (this.#fallback?.generation !== generation) this.#fallback = this.#build(undefined, runtimeKey(undefined, false), false, shared);
+  }
+
+  #build(record: SiteBasicRulesRecord | undefined, key: string, plugin: boolean, shared: Map<string, Waf>): SiteRuntime {
+    const loaded = this.#deps.ruleSets.current;
     const settings = RULE_GROUPS.map((g) => record?.groups[g.id] ?? DEFAULT_GROUP);
     const crsGroups = RULE_GROUPS.map((g) => String(g.crsFile) as GroupId);
+    const groupsOn = settings.some((s) => s.enabled);
     let waf: Waf | null = null;
     let levels: LevelProfile | null = null;
-    if (loaded && settings.some((s) => s.enabled)) {
-      waf = loaded.wafFor(crsGroups.filter((_, i) => settings[i]?.enabled === false));
+    if (loaded && groupsOn) {
+      const combination = key.slice(0, key.indexOf(' '));
+      waf = shared.get(combination) ?? loaded.wafFor(crsGroups.filter((_, i) => settings[i]?.enabled === false));
+      shared.set(combination, waf);
       levels = waf.levels(Object.fromEntries(crsGroups.map((g, i) => [g, paranoiaOf(settings[i]?.level ?? 'loose')])));
     }
     const rules = (record?.customRules ?? []).filter(
       (r) => r.enabled && (!plugin || r.conditions.every((c) => PLUGIN_LOCATIONS.has(c.location))),
     );
-    runtime = { waf, levels, custom: rules.length > 0 ? compileCustomRules(rules) : null };
-    this.#runtimes.set(siteId, runtime);
-    return runtime;
+    return {
+      key,
+      generation: loaded?.generation ?? 0,
+      waf,
+      levels,
+      custom: rules.length > 0 ? compileCustomRules(rules) : null,
+      named: loaded?.named ?? RECOMMENDED_IDS,
+      ruleSetMissing: loaded === null && groupsOn,
+    };
+  }
+
+  /** A site's runtime for a verdict: as last built; a configuration change is picked up right after. */
+  #runtime(siteId: string): SiteRuntime | null {
+    if (this.#deps.store.data !== this.#syncedFrom && !this.#syncScheduled) {
+      this.#syncScheduled = true;
+      setImmediate(() => {
+        this.#syncScheduled = false;
+        if (this.#deps.store.data !== this.#syncedFrom) this.#sync();
+      });
+    }
+    return this.#runtimes.get(siteId) ?? this.#fallback;
   }
 
   /** The verdict pipeline's WAF stage. */
   inspect(facts: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome {
-    const runtime = this.#runtime(site.id, site.accessMethod === 'plugin');
-    if (runtime.waf === null && runtime.custom === null) return NO_WAF_MATCH;
+    const runtime = this.#runtime(site.id);
+    if (runtime === null || (runtime.waf === null && runtime.custom === null)) return runtime?.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH;
     const headers = clientHeaders(facts);
     if (this.#deps.compatibilityLog) this.#marker(facts, headers);
     const ruleIds: string[] = [];
@@ -308,9 +373,8 @@ export class BasicRulesService {
     let score = 0;
     if (runtime.waf && runtime.levels) {
       const outcome = runtime.waf.inspect(wafRequest(facts, srcIp, headers), { levels: runtime.levels });
-      const byId = this.#deps.ruleSets.current?.byId;
       for (const m of outcome.matched) {
-        if (!(byId?.has(m.id) || RECOMMENDED_IDS.has(m.id)) || ruleIds.includes(m.id)) continue;
+        if (!runtime.named.has(m.id) || ruleIds.includes(m.id)) continue;
         ruleIds.push(m.id);
         const category = categoryOf(m.tags) ?? (RECOMMENDED_IDS.has(m.id) ? 'protocol' : undefined);
         if (category && !categories.includes(category)) categories.push(category);
@@ -327,7 +391,8 @@ export class BasicRulesService {
       }
     }
     if (blocked && site.accessMethod === 'plugin' && site.runMode === 'block') this.#deny(site.id, srcIp);
-    return ruleIds.length === 0 && !blocked ? NO_WAF_MATCH : { blocked, ruleIds, categories, score };
+    if (ruleIds.length === 0 && !blocked) return runtime.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH;
+    return runtime.ruleSetMissing ? { blocked, ruleIds, categories, score, ruleSet: 'missing' } : { blocked, ruleIds, categories, score };
   }
 
   /** go-ftw brackets each test with requests carrying X-CRS-Test and waits for the value in the log. */
@@ -360,6 +425,15 @@ export class BasicRulesService {
     this.#denials.delete(key);
     return false;
   }
+}
+
+/**
+ * What a site's runtime is built from, as one string: the switched-off groups first (the compiled
+ * WAF's cache key, up to the first space), then the access method and the whole record.
+ */
+function runtimeKey(record: SiteBasicRulesRecord | undefined, plugin: boolean): string {
+  const off = RULE_GROUPS.filter((g) => record?.groups[g.id]?.enabled === false).map((g) => g.id);
+  return `${off.join(',') || '-'} ${plugin ? 'plugin' : 'other'} ${JSON.stringify(record ?? null)}`;
 }
 
 /** Custom rule names are unique per site, ignoring case. */

@@ -1,11 +1,12 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { Lru, RampartError, type Clock, type Logger } from '#engine/shared';
 import type { ConfigStore, RuleSetSourceRecord } from '#engine/config-store';
 import { createWaf, type GroupId, type Waf, type WafSettings } from '#engine/waf';
 import { parseSecLang } from '#engine/waf/seclang';
 import {
+  attributableRuleIds,
   countGroupLevels,
   detectRuleSetDir,
   DEBIAN_LOCATION,
@@ -50,8 +51,16 @@ export interface LoadedRuleSet {
   readonly counts: readonly GroupLevelCount[];
   /** Rule id -> its level record (12 groups only). */
   readonly byId: ReadonlyMap<string, RuleLevel>;
-  /** A WAF with these CRS groups (file numbers) switched off. */
+  /**
+   * Rules the access log names when they match: the 12 groups' rules, ModSecurity's recommended
+   * 200002 / 200003, and every other rule that scores or blocks by itself (911100 method not
+   * allowed, ...), whatever file holds it.
+   */
+  readonly named: ReadonlySet<string>;
+  /** A WAF with these CRS groups (file numbers) switched off; compiles one not built yet (a few hundred ms). */
   wafFor(disabled: readonly GroupId[]): Waf;
+  /** How many WAFs were compiled from this set so far (the all-groups one included). */
+  readonly compilations: number;
 }
 
 export interface RuleSetManagerDeps {
@@ -83,6 +92,16 @@ export const RECOMMENDED_FILE = '<rampart>/modsecurity-recommended.conf';
 /** Rule ids outside the 12 groups that still count as basic rules in the access log. */
 export const RECOMMENDED_IDS: ReadonlySet<string> = new Set(['200002', '200003']);
 
+/** How messages name a set: by the folder an operator gave, not by where the engine unpacked an upload. */
+function labelOf(record: RuleSetSourceRecord): string {
+  return record.source === 'uploaded' ? 'the uploaded rule set' : (record.dir ?? DEBIAN_LOCATION.dir);
+}
+
+/** A rule set's folder in a message becomes relative: `<root>/rules/x.conf` -> `rules/x.conf`. */
+function hidePaths(text: string, root: string): string {
+  return text.split(root.endsWith(sep) ? root : root + sep).join('');
+}
+
 class LoadFailure extends Error {
   constructor(
     message: string,
@@ -108,6 +127,7 @@ export class RuleSetManager {
   #lastError: RuleSetStatus['lastError'] = null;
   #generation = 0;
   #busy: Promise<unknown> = Promise.resolve();
+  readonly #listeners: ((loaded: LoadedRuleSet) => void)[] = [];
 
   constructor(deps: RuleSetManagerDeps) {
     this.#deps = deps;
@@ -115,6 +135,14 @@ export class RuleSetManager {
 
   get current(): LoadedRuleSet | null {
     return this.#current;
+  }
+
+  /**
+   * Called, synchronously, each time a new set has been installed: a listener builds what it derives
+   * from the set before any verdict can use the new one.
+   */
+  onInstalled(listener: (loaded: LoadedRuleSet) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Loads the configured source at start-up; a failure leaves no rule set and is reported in status. */
@@ -147,6 +175,10 @@ export class RuleSetManager {
   /** Use a directory (null: auto-detect). Throws VALIDATION_FAILED (field dir) and keeps the running set when it cannot load. */
   useDir(dir: string | null): Promise<RuleSetStatus> {
     return this.#serial(async () => {
+      // A relative path would depend on the engine's working directory (and echo it).
+      if (dir !== null && !isAbsolute(dir)) {
+        throw new RampartError('VALIDATION_FAILED', 'dir: must be an absolute path (for example /usr/share/modsecurity-crs)', { field: 'dir' });
+      }
       const record: RuleSetSourceRecord = dir === null ? { source: 'auto', dir: null } : { source: 'dir', dir: resolve(dir) };
       try {
         await this.#install(record);
@@ -173,21 +205,19 @@ export class RuleSetManager {
       await mkdir(base, { recursive: true, mode: 0o700 });
       const folder = `upload-${this.#deps.clock.now()}`;
       const target = join(base, folder);
-      const extracted = await extractArchive(content, fileName, target);
-      if (!extracted.ok) {
-        await rm(target, { recursive: true, force: true });
-        throw this.#refuse(new LoadFailure(extracted.error), 'fileName');
-      }
-      const record: RuleSetSourceRecord = { source: 'uploaded', dir: extracted.value.root };
+      // Whatever fails before the new set runs, nothing of the upload stays behind.
       try {
+        const extracted = await extractArchive(content, fileName, target);
+        if (!extracted.ok) throw new LoadFailure(extracted.error);
+        const record: RuleSetSourceRecord = { source: 'uploaded', dir: extracted.value.root };
         await this.#install(record);
+        await this.#deps.store.update((doc) => {
+          doc.ruleSet = record;
+        });
       } catch (error) {
         await rm(target, { recursive: true, force: true });
         throw this.#refuse(error, 'fileName');
       }
-      await this.#deps.store.update((doc) => {
-        doc.ruleSet = record;
-      });
       // Earlier uploads are no longer needed once the new one runs.
       for (const name of await readdir(base)) {
         if (name !== folder) await rm(join(base, name), { recursive: true, force: true });
@@ -204,21 +234,25 @@ export class RuleSetManager {
 
   async #install(record: RuleSetSourceRecord): Promise<void> {
     const found = this.#locate(record);
+    const label = labelOf(record);
     const ruleSet = await loadRuleSet(found.dir, found.options);
+    const shown = (file: string): string => hidePaths(ruleSet.display(file), ruleSet.root);
     const first = ruleSet.problems[0];
     if (first) {
       const more = ruleSet.problems.length > 1 ? ` (and ${ruleSet.problems.length - 1} more)` : '';
-      throw new LoadFailure(`${first.file}:${first.line}: ${first.message}${more}`, first.file, first.line);
+      const file = shown(first.file);
+      throw new LoadFailure(`${file}:${first.line}: ${hidePaths(first.message, ruleSet.root)}${more}`, file, first.line);
     }
     const recommended = parseSecLang(RECOMMENDED, RECOMMENDED_FILE);
     ruleSet.directives.unshift(...recommended.directives);
     const levels = ruleLevels(ruleSet.directives);
     if (!levels.some((r) => r.scoring)) {
-      throw new LoadFailure(`${found.dir}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`);
+      throw new LoadFailure(`${label}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`);
     }
     const settings = this.#deps.waf;
     // Compile the all-groups instance now: it proves the set compiles and most sites use it.
     const full = createWaf(ruleSet, settings);
+    let compilations = 1;
     // Other combinations of switched-off groups are compiled on demand and kept in a small
     // recently-used cache (tens of MB each); a site holds on to its own instance anyway.
     const cache = new Lru<string, Waf>(PARTIAL_SETS_KEPT);
@@ -228,27 +262,44 @@ export class RuleSetManager {
       let waf = cache.get(key);
       if (!waf) {
         waf = createWaf(ruleSet, { ...settings, groups: Object.fromEntries(disabled.map((g) => [g, { enabled: false }])) });
+        compilations++;
         cache.set(key, waf);
       }
       return waf;
     };
-    this.#current = {
+    const byId = new Map(levels.map((r) => [r.id, r]));
+    const named = attributableRuleIds(ruleSet.directives);
+    for (const id of byId.keys()) named.add(id);
+    for (const id of RECOMMENDED_IDS) named.add(id);
+    const loaded: LoadedRuleSet = {
       generation: ++this.#generation,
       ruleSet,
       levels,
       counts: countGroupLevels(levels),
-      byId: new Map(levels.map((r) => [r.id, r])),
+      byId,
+      named,
       wafFor,
+      get compilations() {
+        return compilations;
+      },
     };
+    this.#current = loaded;
     this.#source = record.source === 'auto' ? 'detected' : record.source === 'dir' ? 'configured' : 'uploaded';
     this.#dir = found.dir;
     this.#loadedAt = this.#deps.clock.now();
-    this.#problems = full.problems.map((p) => ({ file: p.file, line: p.line, message: p.message }));
+    this.#problems = full.problems.map((p) => ({ file: shown(p.file), line: p.line, message: hidePaths(p.message, ruleSet.root) }));
     this.#lastError = null;
     this.#deps.logger.info(
       { dir: found.dir, version: ruleSet.version, rules: full.ruleCount, leftOut: full.problems.length },
       'Core Rule Set loaded',
     );
+    for (const listener of this.#listeners) {
+      try {
+        listener(loaded);
+      } catch (error) {
+        this.#deps.logger.error({ err: error }, 'a rule-set listener failed');
+      }
+    }
   }
 
   #locate(record: RuleSetSourceRecord): InstalledRuleSet {
@@ -262,7 +313,7 @@ export class RuleSetManager {
       return found;
     }
     if (!existsSync(join(record.dir, 'rules'))) {
-      throw new LoadFailure(`${record.dir}: has no rules/ folder (expected a CRS release: crs-setup.conf.example and rules/*.conf)`);
+      throw new LoadFailure(`${labelOf(record)}: has no rules/ folder (expected a CRS release: crs-setup.conf.example and rules/*.conf)`);
     }
     if (resolve(record.dir) === DEBIAN_LOCATION.dir) {
       const debian = detectRuleSetDir();

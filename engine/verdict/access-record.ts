@@ -82,6 +82,8 @@ export function accessRecord(
     waf_triggered_rules: verdict.waf.ruleIds.join(','),
     waf_triggered_categories: verdict.waf.categories.join(','),
     waf_triggered_score: verdict.waf.score,
+    // 'missing' when the site's basic rule groups were to run but no Core Rule Set is loaded.
+    waf_rule_set: verdict.waf.ruleSet ?? '',
     source_type: 'web',
     _intelligence_result: intel,
   };

@@ -32,6 +32,8 @@ export interface WafOutcome {
   ruleIds: string[];
   categories: string[];
   score: number;
+  /** `missing`: the site's rule groups are on but no Core Rule Set is loaded, so none of them ran. */
+  ruleSet?: 'missing';
 }
 
 export const NO_WAF_MATCH: WafOutcome = Object.freeze({ blocked: false, ruleIds: [], categories: [], score: 0 });

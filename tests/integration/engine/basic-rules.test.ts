@@ -269,6 +269,16 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
     expect((await check(site, { uri: '/' })).guard_status).toBe('TOKEN_MISS');
   });
 
+  it('names rule 911100 (method not allowed, outside the 12 groups) in the access record of the block it caused', async () => {
+    const site = await createSite('methods', { runMode: 'block', accessMethod: 'plugin' });
+    const res = await check(site, { uri: '/dav/folder', method: 'PROPFIND' });
+    expect(res).toMatchObject({ action: 'block', waf_triggered_rules: ['911100'], waf_triggered_categories: ['generic'] });
+    await engine.logStore.flush();
+    const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+    const record = records.find((r) => String(r.request).startsWith('PROPFIND '));
+    expect(record).toMatchObject({ guard_status: 'OWASP', waf_triggered_rules: '911100', waf_triggered_categories: 'generic', waf_rule_set: '' });
+  });
+
   it('writes ModSecurity-style lines with [id "..."] and the X-CRS-Test marker to the compatibility log', async () => {
     const site = await createSite('compat', { runMode: 'monitor', accessMethod: 'plugin' });
     await check(site, { uri: '/?x=%3Cscript%3Ealert(1)%3C/script%3E', headers: { 'x-crs-test': 'marker-4f2a' } });

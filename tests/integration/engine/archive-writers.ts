@@ -1,0 +1,81 @@
+/**
+ * Minimal archive writers for tests that need archives no well-behaved tool makes (a name that is
+ * both a file and a folder, zip modes without a file type): ustar .tar.gz and stored .zip.
+ */
+import { crc32, gzipSync } from 'node:zlib';
+
+export interface ArchiveEntry {
+  name: string;
+  data: string;
+  /** zip only: the Unix mode recorded in the external attributes (default 0o100644). */
+  mode?: number;
+}
+
+function tarHeader(name: string, size: number): Buffer {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 'utf8');
+  h.write('0000644\0', 100, 'latin1');
+  h.write('0000000\0', 108, 'latin1');
+  h.write('0000000\0', 116, 'latin1');
+  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'latin1');
+  h.write('00000000000\0', 136, 'latin1');
+  h.write('0', 156, 'latin1');
+  h.write('ustar\0', 257, 'latin1');
+  h.write('00', 263, 'latin1');
+  h.fill(' ', 148, 156);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+  return h;
+}
+
+export function tarGz(entries: readonly ArchiveEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const e of entries) {
+    const data = Buffer.from(e.data);
+    parts.push(tarHeader(e.name, data.length), data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  }
+  parts.push(Buffer.alloc(1024));
+  return gzipSync(Buffer.concat(parts));
+}
+
+export function zip(entries: readonly ArchiveEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const data = Buffer.from(e.data);
+    const crc = crc32(data) >>> 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x800, 6);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x800, 8);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(data.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE(((e.mode ?? 0o100644) << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, data);
+    centrals.push(central, name);
+    offset += local.length + name.length + data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
+}
