@@ -17,8 +17,6 @@ export interface ApiDeps {
   logger: Logger;
   edition: Edition;
   version: string;
-  /** host:port gateways reach the gateway API at, written into plugin bundles. */
-  gatewayAddress: string;
   /** Sets the Secure flag on the session cookie: true when the console is served over TLS. */
   secureCookies: boolean;
   /** Folder of the built console, served at /, or undefined when it has not been built. */

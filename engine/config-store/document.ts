@@ -5,7 +5,7 @@ import type { CustomRuleLocation, ModuleKey, Role } from '#engine/shared';
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export interface AccountRecord {
   id: string;
@@ -122,6 +122,11 @@ export interface SiteGlobalRecord {
   ipLock: boolean;
 }
 
+/** How gateways reach this appliance: the address plugin bundles carry ('' = worked out automatically). */
+export interface GatewayRecord {
+  advertisedAddress: string;
+}
+
 export interface LogConfigRecord {
   id: string;
   name: string;
@@ -178,6 +183,7 @@ export interface ConfigDocument {
   secrets: { tokenKey: string };
   sites: SiteRecord[];
   siteGlobal: SiteGlobalRecord;
+  gateway: GatewayRecord;
   logConfigs: LogConfigRecord[];
   ruleSet: RuleSetSourceRecord;
   /** By site id. */
@@ -208,6 +214,7 @@ export function emptyDocument(installationId: string, now: number, secret: () =>
     secrets: { tokenKey: secret() },
     sites: [],
     siteGlobal: defaultSiteGlobal(secret()),
+    gateway: { advertisedAddress: '' },
     logConfigs: [],
     ruleSet: { source: 'auto', dir: null },
     basicRules: {},

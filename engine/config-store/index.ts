@@ -19,6 +19,7 @@ export type {
   SiteRecord,
   SiteList,
   SiteGlobalRecord,
+  GatewayRecord,
   LogConfigRecord,
   RunMode,
   AccessMethod,

@@ -18,6 +18,8 @@ const migrations: Record<number, Migration> = {
   }),
   // 2 -> 3: the rule-set source and each site's basic rules.
   2: (doc) => ({ ...doc, ruleSet: { source: 'auto', dir: null }, basicRules: {} }),
+  // 3 -> 4: the gateway address plugin bundles advertise, automatic until an operator sets one.
+  3: (doc) => ({ ...doc, gateway: { advertisedAddress: '' } }),
 };
 
 export function migrate(

@@ -13,6 +13,14 @@ import {
 } from '#engine/shared';
 import type { ConfigStore, SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { compileSite, type CompiledSite } from './compiled-site.ts';
+import {
+  automaticGatewayAddress,
+  gatewayAddressProblem,
+  systemInterfaceAddresses,
+  type GatewayAddress,
+  type GatewayListener,
+  type InterfaceAddresses,
+} from './gateway-address.ts';
 import type { SiteSettings, SiteGlobalInput } from './site-input.ts';
 
 /** A plugin is connected while its heartbeats arrive within this window (spec 9.4's 10 s). */
@@ -36,6 +44,10 @@ export interface SitesServiceDeps {
   clock: Clock;
   random: Random;
   edition: Edition;
+  /** Where the gateway API listens, for the automatic gateway address (default: loopback 9081). */
+  gateway?: () => GatewayListener;
+  /** This host's LAN addresses (tests give their own). */
+  interfaces?: InterfaceAddresses;
 }
 
 const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -146,6 +158,34 @@ export class SitesService {
     });
   }
 
+  /** The address plugin bundles tell gateways to use, and where it comes from. */
+  gatewayAddress(): GatewayAddress {
+    const listener = this.#deps.gateway?.() ?? { host: '127.0.0.1', port: 9081 };
+    const automatic = automaticGatewayAddress(listener, this.#deps.interfaces ?? systemInterfaceAddresses);
+    const configured = this.#deps.store.data.gateway.advertisedAddress;
+    const listening = `${listener.host.includes(':') ? `[${listener.host}]` : listener.host}:${listener.port}`;
+    if (configured !== '') return { address: configured, source: 'console', automatic, listening };
+    return { address: automatic, source: listener.environment ? 'environment' : 'detected', automatic, listening };
+  }
+
+  /** Sets the address bundles advertise; '' goes back to the automatic one. */
+  async setGatewayAddress(address: string): Promise<GatewayAddress> {
+    const value = address.trim();
+    const problem = value === '' ? null : gatewayAddressProblem(value);
+    if (problem) throw new RampartError('VALIDATION_FAILED', `address: ${problem}`, { field: 'address' });
+    await this.#deps.store.update((doc) => {
+      doc.gateway = { advertisedAddress: value };
+    });
+    return this.gatewayAddress();
+  }
+
+  /** The last heartbeat (or verdict with the right key) from a site's gateway. */
+  heartbeatOf(id: string): Heartbeat | undefined {
+    this.get(id);
+    const beat = this.#heartbeats.get(id);
+    return beat ? { ...beat } : undefined;
+  }
+
   /** The compiled site for the hot path, or undefined for an unknown id. */
   compiled(id: string): CompiledSite | undefined {
     const data = this.#deps.store.data;
@@ -175,13 +215,6 @@ export class SitesService {
   recordHeartbeat(id: string, heartbeat: Omit<Heartbeat, 'at'>): void {
     this.get(id);
     this.#heartbeats.set(id, { ...heartbeat, at: this.#deps.clock.now() });
-  }
-
-  /** The addresses the sites' latest heartbeats came from: gateways that showed the Access Key. */
-  heartbeatAddresses(): string[] {
-    const addresses: string[] = [];
-    for (const beat of this.#heartbeats.values()) if (beat.address !== '') addresses.push(beat.address);
-    return addresses;
   }
 
   /** The addresses the sites' latest heartbeats came from: gateways that showed the Access Key. */

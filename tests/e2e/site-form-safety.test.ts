@@ -100,4 +100,28 @@ describe('site form, edition B', () => {
     expect(await sitesPage.gutterError('block-ips').allTextContents()).toEqual(['2']);
     expect((await stored('Shop')).passList.paths).toEqual([]);
   });
+
+  it('the site page shows where gateways reach Rampart, tests the connection, and lets an administrator set the address', async () => {
+    await page.goto(`${engine.url}/config/sites`);
+    await sitesPage.edit('Shop');
+    const section = page.getByTestId('gateway-section');
+    const gatewayPort = new URL(engine.gatewayUrl).port;
+    expect(await section.getByTestId('gateway-address').textContent()).toBe(`127.0.0.1:${gatewayPort}`);
+    await section.getByTestId('gateway-loopback').waitFor();
+
+    await section.getByTestId('gateway-test').click();
+    const reachable = section.getByTestId('gateway-reachable');
+    await reachable.waitFor();
+    expect(await reachable.textContent()).toContain("answers as this appliance's gateway API");
+    expect(await section.getByTestId('gateway-heartbeat').textContent()).toContain('No heartbeat');
+
+    await page.locator('#gateway-address-input').fill('192.0.2.10:9081');
+    await section.getByTestId('gateway-save').click();
+    await section.getByTestId('gateway-address').filter({ hasText: '192.0.2.10:9081' }).waitFor();
+    expect(await section.getByTestId('gateway-loopback').count()).toBe(0);
+
+    await page.locator('#gateway-address-input').fill('not an address');
+    await section.getByTestId('gateway-save').click();
+    await section.getByText('must be host:port').waitFor();
+  });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { siteInputSchema, siteGlobalInputSchema, type SitesService } from '#engine/sites';
+import { checkGatewayAddress, siteInputSchema, siteGlobalInputSchema, type SitesService } from '#engine/sites';
 import type { FastifyReply } from 'fastify';
 import type { SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { RampartError } from '#engine/shared';
@@ -94,6 +94,31 @@ function globalViewFor(caller: Caller | undefined, global: SiteGlobalRecord, rep
   return caller?.account.role === 'administrator' ? { ...view, accessKey } : view;
 }
 
+const gatewayAddressView = z.object({
+  address: z.string().describe('host:port that plugin bundles tell gateways to reach the gateway API at'),
+  source: z.enum(['console', 'environment', 'detected']).describe('set in the console, given at start-up, or worked out'),
+  automatic: z.string().describe('the address used when none is set in the console'),
+  listening: z.string().describe('where the gateway API listens'),
+});
+
+const gatewayAddressInput = z
+  .object({ address: z.string().trim().max(300, 'must be at most 300 characters').describe("host:port, or '' for automatic") })
+  .strict();
+
+const connectionTestView = z.object({
+  address: z.string(),
+  reachable: z.boolean().describe("the address answers as this appliance's gateway API"),
+  problem: z.enum(['refused', 'timeout', 'unresolved', 'not_rampart', 'unreachable']).nullable(),
+  detail: z.string().nullable(),
+  elapsedMs: z.number(),
+  heartbeat: z.object({
+    connected: z.boolean(),
+    lastHeartbeatAt: z.number().nullable(),
+    from: z.string().nullable().describe("the gateway's address as the appliance saw it"),
+    keeperVersion: z.string().nullable(),
+  }),
+});
+
 const antiBotInput = z
   .object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() })
   .strict();
@@ -122,6 +147,7 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       tag: 'sites',
       access: MANAGERS,
       body: siteInputSchema,
+      requiredInEdition: { B: ['domain'] },
       status: 201,
       response: siteView,
       handler: async ({ body }) => withStatus(sites, await sites.create(body)),
@@ -146,6 +172,7 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       access: MANAGERS,
       params: idParams,
       body: siteInputSchema,
+      requiredInEdition: { B: ['domain'] },
       response: siteView,
       handler: async ({ params, body }) => withStatus(sites, await sites.update(params.id, body)),
     }),
@@ -188,6 +215,7 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       access: MANAGERS,
       params: idParams,
       produces: 'download',
+      downloadType: 'application/gzip',
       handler: ({ params }) => {
         const site = sites.get(params.id);
         if (site.accessMethod !== 'plugin') {
@@ -196,12 +224,60 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
         const bundle = pluginBundle({
           site,
           accessKey: sites.global().accessKey,
-          engineAddress: deps.gatewayAddress,
+          engineAddress: sites.gatewayAddress().address,
           version: deps.version,
           now: Date.now(),
         });
         return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
       },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/sites/:id/connection-test',
+      operationId: 'testSiteConnection',
+      summary: "Test a plugin site's gateway connection: whether the advertised address answers, and the last heartbeat",
+      tag: 'sites',
+      access: MANAGERS,
+      params: idParams,
+      response: connectionTestView,
+      handler: async ({ params }) => {
+        const site = sites.get(params.id);
+        const { address } = sites.gatewayAddress();
+        const check = await checkGatewayAddress(address, site.id);
+        const beat = sites.heartbeatOf(site.id);
+        const status = sites.status(site.id);
+        return {
+          address,
+          ...check,
+          heartbeat: {
+            connected: status.connected,
+            lastHeartbeatAt: status.lastHeartbeatAt,
+            from: beat?.address || null,
+            keeperVersion: status.keeperVersion || null,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/gateway-address',
+      operationId: 'getGatewayAddress',
+      summary: 'The address plugin bundles tell gateways to reach Rampart at',
+      tag: 'sites',
+      access: MANAGERS,
+      response: gatewayAddressView,
+      handler: () => sites.gatewayAddress(),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/gateway-address',
+      operationId: 'setGatewayAddress',
+      summary: "Set the address plugin bundles advertise ('' for automatic; administrators); download bundles again afterwards",
+      tag: 'sites',
+      access: ['administrator'],
+      body: gatewayAddressInput,
+      response: gatewayAddressView,
+      handler: async ({ body }) => sites.setGatewayAddress(body.address),
     }),
     defineRoute({
       method: 'PUT',

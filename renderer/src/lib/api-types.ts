@@ -159,6 +159,23 @@ export interface SiteStatus {
   keeperVersion: string | null;
 }
 
+/** The host:port plugin bundles tell gateways to reach Rampart at. */
+export interface GatewayAddressView {
+  address: string;
+  source: 'console' | 'environment' | 'detected';
+  automatic: string;
+  listening: string;
+}
+
+export interface ConnectionTestView {
+  address: string;
+  reachable: boolean;
+  problem: 'refused' | 'timeout' | 'unresolved' | 'not_rampart' | 'unreachable' | null;
+  detail: string | null;
+  elapsedMs: number;
+  heartbeat: { connected: boolean; lastHeartbeatAt: number | null; from: string | null; keeperVersion: string | null };
+}
+
 export interface SiteView extends Required<SiteInput> {
   id: string;
   createdAt: number;

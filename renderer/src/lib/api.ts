@@ -19,6 +19,8 @@ import type {
   Role,
   SessionView,
   AntiBot,
+  ConnectionTestView,
+  GatewayAddressView,
   SiteGlobalInput,
   SiteGlobalView,
   SiteInput,
@@ -195,6 +197,9 @@ export class ApiClient {
   rotateAccessKey = () => this.request<SiteGlobalView & { accessKey: string }>('POST', '/site-global/access-key');
   revealAccessKey = () => this.request<{ accessKey: string }>('GET', '/site-global/access-key');
   downloadPlugin = (id: string) => this.download(`/sites/${encodeURIComponent(id)}/plugin`);
+  gatewayAddress = () => this.request<GatewayAddressView>('GET', '/gateway-address');
+  setGatewayAddress = (address: string) => this.request<GatewayAddressView>('PUT', '/gateway-address', { address });
+  testSiteConnection = (id: string) => this.request<ConnectionTestView>('POST', `/sites/${encodeURIComponent(id)}/connection-test`);
 
   // Basic application security rules (administrator and user)
   ruleSet = () => this.request<RuleSetStatus>('GET', '/rule-set');

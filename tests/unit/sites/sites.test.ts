@@ -119,12 +119,13 @@ describe('sites', () => {
   });
 });
 
-describe('schema migrations 1 -> 2 -> 3', () => {
+describe('schema migrations 1 -> 2 -> 3 -> 4', () => {
   it('adds sites, the global configuration, the signing secret and the basic rules to a version-1 document', async () => {
     const v1 = { schemaVersion: 1, installation: { id: 'ent_x', createdAt: 1 }, accounts: [], links: [], licence: null, audit: [] };
     await writeFile(join(dir, CONFIG_FILE_NAME), JSON.stringify(v1));
     const store = await ConfigStore.open(dir, clock);
-    expect(store.data.schemaVersion).toBe(3);
+    expect(store.data.schemaVersion).toBe(4);
+    expect(store.data.gateway).toEqual({ advertisedAddress: '' });
     expect(store.data.sites).toEqual([]);
     expect(store.data.ruleSet).toEqual({ source: 'auto', dir: null });
     expect(store.data.basicRules).toEqual({});
