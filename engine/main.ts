@@ -83,7 +83,12 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const logger = options.logger ?? pino({ level: settings.logLevel, base: { service: 'rampart-engine' } });
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
   const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock);
-  const logStore = await LogStore.open(settings.dataDir, (err) => logger.error({ err }, 'access/detection log write failed; those records are lost'));
+  const logStore = await LogStore.open(
+    settings.dataDir,
+    (err) => logger.error({ err }, 'access/detection log write failed; those records are lost'),
+    // Until retention by age arrives, the oldest records go when the volume runs short or the cap is reached.
+    { budget: { minFreeRatio: settings.logs.minFreeRatio, ...(settings.logs.maxBytes === undefined ? {} : { maxBytes: settings.logs.maxBytes }) }, logger },
+  );
   const vendorPublicKeyPem = settings.licencePublicKeyFile ? await readFile(settings.licencePublicKeyFile, 'utf8') : undefined;
   const version = engineVersion();
 
@@ -179,7 +184,11 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     ...(settings.intel.countryDb ? { countryDb: settings.intel.countryDb } : {}),
     ...(settings.intel.asnDb ? { asnDb: settings.intel.asnDb } : {}),
   });
-  const probe = new ProbeService({ secret: Buffer.from(configStore.data.secrets.tokenKey, 'base64url'), clock });
+  const probe = new ProbeService({
+    secret: Buffer.from(configStore.data.secrets.tokenKey, 'base64url'),
+    clock,
+    reportsPerMinute: settings.probe.reportsPerMinute,
+  });
   const ports: VerdictPorts = {
     edition: settings.edition,
     now: () => clock.now(),
@@ -202,6 +211,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     ports,
     intel: { lookup: (ip, userAgent) => intel.lookup(ip, userAgent) },
     probe: probePort(probe, clock),
+    reportGate: probe,
     version,
     inspectBodyLimit: settings.waf.bodyLimit,
     oversizeHead: settings.gateway.oversizeHead,

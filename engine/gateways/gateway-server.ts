@@ -59,6 +59,8 @@ export interface GatewayDeps {
   version: string;
   /** Request bodies up to this many bytes are inspected; a larger one is cut one byte past it, so the WAF sees it is too large. */
   inspectBodyLimit?: number;
+  /** Asked before a probe report is judged; over the limit the report gets 429 and writes nothing (ProbeService satisfies it). */
+  reportGate?: { admitReport(siteId: string, srcIp: string): { ok: true } | { ok: false; retryAfterSeconds: number } };
   /** A verdict request whose head is over HEAD_LIMIT is passed (default) or blocked, and logged either way. */
   oversizeHead?: 'pass' | 'block';
   /**
@@ -472,6 +474,15 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     const site = siteOf(request, false);
     const facts = factsOf(request);
     const srcIp = resolveSourceIp(site, facts.headers, facts.remoteAddr);
+    // Reports need no key: a flood from one address at one site is cut off before it is judged,
+    // and writes nothing.
+    const admission = deps.reportGate?.admitReport(site.id, srcIp);
+    if (admission?.ok === false) {
+      const limited = new RampartError('RATE_LIMITED', `Too many reports from this address; retry in ${admission.retryAfterSeconds} s.`, {
+        params: { retryAfterSeconds: admission.retryAfterSeconds },
+      });
+      return reply.status(429).header('retry-after', String(admission.retryAfterSeconds)).header('cache-control', NO_STORE).send(errorBody(limited));
+    }
     const outcome = deps.probe.report(site, request.body, {
       srcIp,
       userAgent: header(request.headers, 'user-agent') ?? '',
@@ -480,7 +491,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       scheme: facts.scheme,
       cookieHeader: header(request.headers, 'cookie'),
     });
-    logStore.append(detectionLogName(site.id), outcome.detectionRecord);
+    // A refused report is counted by the probe service, not written: garbage costs a counter, not disk.
+    if (outcome.detectionRecord.detection_result !== 'refused') logStore.append(detectionLogName(site.id), outcome.detectionRecord);
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie);
     return reply.status(outcome.status).header('cache-control', NO_STORE).send(outcome.body);
   });

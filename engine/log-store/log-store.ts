@@ -1,6 +1,17 @@
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
+import { silentLogger, type Logger } from '#engine/shared';
 import { recordKey, rangeBounds } from './keys.ts';
+import {
+  DEFAULT_BUDGET_CHECK_MS,
+  OldestFirstTrimmer,
+  checkAfterBytes,
+  enforceBudget,
+  statVolume,
+  type BudgetCheck,
+  type DiskBudget,
+  type VolumeProbe,
+} from './disk-budget.ts';
 
 /** Records buffered before a flush is forced without waiting for the timer. */
 const FLUSH_AT = 2000;
@@ -18,6 +29,7 @@ const POOLED_BLOCKS = 32;
 const NEWLINE = 0x0a;
 /** 0xFF never starts a UTF-8 log name, so meta keys cannot collide with records. */
 const BOOT_KEY = Buffer.from([0xff, 0x62, 0x6f, 0x6f, 0x74]);
+const META_START = Buffer.from([0xff]);
 const SECOND = 1000;
 
 const defaultOnError = (error: unknown): void => {
@@ -38,6 +50,15 @@ export interface ReadOptions {
   from: number;
   to: number;
   limit?: number;
+}
+
+export interface LogStoreOptions {
+  /** Disk budget with oldest-first deletion; none when absent. */
+  budget?: DiskBudget;
+  /** Hears what the budget check deleted. */
+  logger?: Logger;
+  /** Free and total space of the data volume (default fs.statfs). */
+  volume?: VolumeProbe;
 }
 
 /** A block of one log's records of one second, newline-separated JSON in `buf[0, used)`. */
@@ -68,16 +89,50 @@ export class LogStore {
   #queued = false;
   #timer: NodeJS.Timeout | null = null;
   readonly #onError: (error: unknown) => void;
+  readonly #dir: string;
+  readonly #budget: DiskBudget | undefined;
+  readonly #logger: Logger;
+  readonly #volume: VolumeProbe;
+  readonly #trimmer: OldestFirstTrimmer;
+  #budgetTimer: NodeJS.Timeout | null = null;
+  #checking: Promise<BudgetCheck | null> | null = null;
+  #writtenSinceCheck = 0;
 
-  private constructor(db: ClassicLevel<Buffer, string>, boot: number, onError: (error: unknown) => void) {
+  private constructor(
+    db: ClassicLevel<Buffer, string>,
+    dir: string,
+    boot: number,
+    onError: (error: unknown) => void,
+    options: LogStoreOptions,
+  ) {
     this.#db = db;
+    this.#dir = dir;
     this.#seq = (boot & 0xfff) << 20;
     this.#onError = onError;
+    this.#budget = options.budget;
+    this.#logger = options.logger ?? silentLogger;
+    this.#volume = options.volume ?? statVolume;
+    this.#trimmer = new OldestFirstTrimmer(db, META_START);
+    if (this.#budget) {
+      this.#budgetTimer = setInterval(
+        () => void this.checkBudget(),
+        this.#budget.checkEveryMs ?? DEFAULT_BUDGET_CHECK_MS,
+      );
+      this.#budgetTimer.unref();
+    }
   }
 
-  /** `onError` hears of a background write that failed (its records are lost; the store goes on). */
-  static async open(dataDir: string, onError: (error: unknown) => void = defaultOnError): Promise<LogStore> {
-    const db = new ClassicLevel<Buffer, string>(join(dataDir, 'logs'), {
+  /**
+   * `onError` hears of a background write (or budget check) that failed: its records are lost, the
+   * store goes on. With `options.budget` the store checks its size every 30 s and after write bursts.
+   */
+  static async open(
+    dataDir: string,
+    onError: (error: unknown) => void = defaultOnError,
+    options: LogStoreOptions = {},
+  ): Promise<LogStore> {
+    const dir = join(dataDir, 'logs');
+    const db = new ClassicLevel<Buffer, string>(dir, {
       keyEncoding: 'buffer',
       valueEncoding: 'utf8',
       // A larger memtable means fewer level-0 files and compactions under a steady log stream.
@@ -89,7 +144,7 @@ export class LogStore {
     const stored = await db.get(BOOT_KEY);
     const boot = stored === undefined ? 1 : Number(stored) + 1;
     await db.put(BOOT_KEY, String(boot));
-    return new LogStore(db, boot, onError);
+    return new LogStore(db, dir, boot, onError, options);
   }
 
   append(log: string, record: LogRecord): void {
@@ -162,7 +217,9 @@ export class LogStore {
     this.#sealed = [];
     this.#pendingRecords = 0;
     if (blocks.length === 0) return;
+    let bytes = 0;
     const batch = blocks.map((block) => {
+      bytes += block.used;
       this.#seq = (this.#seq & 0xfff00000) | ((this.#seq + 1) & 0xfffff);
       return {
         type: 'put' as const,
@@ -173,9 +230,52 @@ export class LogStore {
     const written = this.#db.batch<Buffer, Buffer>(batch, { valueEncoding: 'buffer' });
     // An open LevelDB copies the batch before batch() returns, so the blocks can be reused at once.
     if (this.#db.status === 'open') {
-      for (const block of blocks) if (block.buf.length === BLOCK_BYTES && this.#pool.length < POOLED_BLOCKS) this.#pool.push(block.buf);
+      for (const block of blocks)
+        if (block.buf.length === BLOCK_BYTES && this.#pool.length < POOLED_BLOCKS) this.#pool.push(block.buf);
     }
     await written;
+    if (this.#budget && (this.#writtenSinceCheck += bytes) >= checkAfterBytes(this.#budget)) void this.checkBudget();
+  }
+
+  /**
+   * Checks the disk budget and deletes the oldest records (whole seconds, across logs) until the
+   * store is within it. One check runs at a time; a call during a check gets that check's outcome.
+   * Null without a budget, or when the check failed (reported to `onError`).
+   */
+  checkBudget(): Promise<BudgetCheck | null> {
+    const budget = this.#budget;
+    if (!budget || this.#db.status !== 'open') return Promise.resolve(null);
+    this.#writtenSinceCheck = 0;
+    this.#checking ??= enforceBudget(this.#trimmer, this.#dir, budget, this.#volume)
+      .then(
+        (check) => {
+          for (const range of check.removed) {
+            this.#logger.warn(
+              { logs: range.logs, before: new Date(range.before).toISOString(), approxBytes: range.bytes },
+              'log store over its disk budget: deleted the oldest records',
+            );
+          }
+          if (!check.withinBudget) {
+            this.#logger.error(
+              {
+                usedBytes: check.after.usedBytes,
+                freeBytes: check.after.freeBytes,
+                totalBytes: check.after.totalBytes,
+              },
+              'log store cannot get within its disk budget: other data fills the volume',
+            );
+          }
+          return check;
+        },
+        (error: unknown) => {
+          this.#onError(error);
+          return null;
+        },
+      )
+      .finally(() => {
+        this.#checking = null;
+      });
+    return this.#checking;
   }
 
   /** Records of one log with from <= _timestamp < to, in time order (append order within a time). */
@@ -214,6 +314,9 @@ export class LogStore {
   }
 
   async close(): Promise<void> {
+    if (this.#budgetTimer) clearInterval(this.#budgetTimer);
+    this.#budgetTimer = null;
+    await this.#checking;
     await this.flush();
     await this.#db.close();
   }

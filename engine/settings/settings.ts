@@ -67,6 +67,9 @@ const settingsSchema = z.object({
   RAMPART_SMTP_USER: z.string().min(1).optional(),
   RAMPART_SMTP_PASSWORD: z.string().min(1).optional(),
   RAMPART_SMTP_FROM: z.string().min(3).default('Rampart <rampart@localhost>'),
+  RAMPART_REPORTS_PER_MINUTE: positiveInt.default(30),
+  RAMPART_LOG_MIN_FREE_PERCENT: z.coerce.number({ error: 'must be a number' }).min(0, 'must be 0 to 90').max(90, 'must be 0 to 90').default(10),
+  RAMPART_LOG_MAX_BYTES: positiveInt.optional(),
 });
 
 export interface SmtpSettings {
@@ -110,6 +113,10 @@ export interface Settings {
    */
   waf: { bodyLimit: number; bodyLimitAction: 'Reject' | 'ProcessPartial'; compatLogFile: string | undefined };
   smtp: SmtpSettings | undefined;
+  /** Probe reports accepted per minute from one source address at one site (a burst of as many, then a steady rate). */
+  probe: { reportsPerMinute: number };
+  /** The log store's disk budget: the share of the volume kept free and an optional cap on its size, bytes. */
+  logs: { minFreeRatio: number; maxBytes: number | undefined };
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i;
@@ -226,6 +233,8 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
           from: s.RAMPART_SMTP_FROM,
         }
       : undefined,
+    probe: { reportsPerMinute: s.RAMPART_REPORTS_PER_MINUTE },
+    logs: { minFreeRatio: s.RAMPART_LOG_MIN_FREE_PERCENT / 100, maxBytes: s.RAMPART_LOG_MAX_BYTES },
   };
 }
 
