@@ -676,7 +676,8 @@ export const en = {
   'notFound.home': 'Go to the home page',
 
   'rateLimit.signInIp': 'Too many failed sign-in attempts from this address. Try again in {seconds} seconds.',
-  'rateLimit.signInAccount': 'Too many failed sign-in attempts for this account. Try again in {seconds} seconds.',
+  'rateLimit.signInAccount': 'Too many failed sign-in attempts for this account from browsers that have not signed in to it before. Try again in {seconds} seconds, or sign in from a browser you have used before.',
+  'rateLimit.signInDevice': 'Too many failed sign-in attempts from this browser. Try again in {seconds} seconds.',
   'rateLimit.newAccounts': 'At most 5 accounts can be created per 5 minutes. Try again in {seconds} seconds.',
   'rateLimit.activationMail': 'An e-mail was sent to this address less than 5 minutes ago. Try again in {seconds} seconds.',
   'rateLimit.other': 'Too many requests. Try again in {seconds} seconds.',

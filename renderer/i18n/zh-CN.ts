@@ -671,7 +671,8 @@ export const zhCN: Messages = {
   'notFound.home': '返回首页',
 
   'rateLimit.signInIp': '此地址登录失败次数过多。请在 {seconds} 秒后重试。',
-  'rateLimit.signInAccount': '此账号登录失败次数过多。请在 {seconds} 秒后重试。',
+  'rateLimit.signInAccount': '此账号在未曾登录过的浏览器上登录失败次数过多。请在 {seconds} 秒后重试，或使用以前登录过的浏览器登录。',
+  'rateLimit.signInDevice': '此浏览器登录失败次数过多。请在 {seconds} 秒后重试。',
   'rateLimit.newAccounts': '每 5 分钟最多创建 5 个账号。请在 {seconds} 秒后重试。',
   'rateLimit.activationMail': '5 分钟内已向此地址发送过邮件。请在 {seconds} 秒后重试。',
   'rateLimit.other': '请求过于频繁。请在 {seconds} 秒后重试。',
