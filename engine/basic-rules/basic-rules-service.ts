@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MINUTE, RampartError, newId, type Clock, type Random } from '#engine/shared';
+import { MINUTE, RampartError, newId, visibleText, type Clock, type Random } from '#engine/shared';
 import type {
   ConfigStore,
   CustomRuleCondition,
@@ -67,15 +67,15 @@ export const groupSettingSchema = z
 const conditionSchema = z
   .object({
     location: z.enum(CUSTOM_LOCATIONS.filter((l) => l !== 'all' && l !== 'any') as [ConditionLocation, ...ConditionLocation[]]),
-    name: z.string().max(256, 'must be at most 256 characters').default(''),
+    name: z.string().max(256, 'must be at most 256 characters').superRefine(visibleText()).default(''),
     pattern: z.string(),
   })
   .strict();
 
 export const customRuleInputSchema = z
   .object({
-    name: z.string().trim().min(1, 'is required').max(64, 'must be at most 64 characters'),
-    remark: z.string().trim().max(256, 'must be at most 256 characters').default(''),
+    name: z.string().trim().min(1, 'is required').max(64, 'must be at most 64 characters').superRefine(visibleText()),
+    remark: z.string().trim().max(256, 'must be at most 256 characters').superRefine(visibleText()).default(''),
     enabled: z.boolean().default(true),
     location: z.enum(CUSTOM_LOCATIONS as [CustomLocation, ...CustomLocation[]]),
     conditions: z.array(conditionSchema).min(1, 'needs at least one regex').max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS}`),

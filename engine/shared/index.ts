@@ -4,7 +4,7 @@
  */
 export { ERROR_CODES, RampartError, isRampartError, ok, err, problemsOf, validationFailed } from './errors.ts';
 export type { ErrorCode, ErrorParams, FieldProblem, Result } from './errors.ts';
-export { textProblem } from './text.ts';
+export { textProblem, visibleText } from './text.ts';
 export { userRegexProblem } from './user-regex.ts';
 export { systemClock, ManualClock, SECOND, MINUTE, HOUR, DAY } from './clock.ts';
 export type { Clock } from './clock.ts';

@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * Free text an operator types (names, domains, list entries, remarks) is shown in the console, written
  * into generated files and logged. Characters that make text lie about itself are refused at the edge:
@@ -27,3 +29,11 @@ export function textProblem(value: string, multiline = false): string | null {
   if (lone) return `must be valid Unicode text (a lone surrogate ${codePoint(lone[0])} at position ${lone.index + 1})`;
   return null;
 }
+
+/** A zod refinement refusing what `textProblem` refuses: `z.string().superRefine(visibleText())`. */
+export const visibleText =
+  (multiline = false) =>
+  (value: string, ctx: z.RefinementCtx): void => {
+    const problem = textProblem(value, multiline);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { textProblem } from '#engine/shared';
+import { visibleText } from '#engine/shared';
 
 /**
  * The shape of a site as the console sends it. Every field has a default, so a new site needs
@@ -14,14 +14,6 @@ export const SITE_LIMITS = {
   cookieName: 64,
   selector: 256,
 } as const;
-
-/** Refuses control, bidi-formatting and lone-surrogate characters (see textProblem). */
-const visibleText =
-  (multiline: boolean) =>
-  (value: string, ctx: z.RefinementCtx): void => {
-    const problem = textProblem(value, multiline);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  };
 
 /** A single line of free text. */
 export const plainText = (max: number) => z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(false));

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SitesService, compilePathRegexList, siteInputSchema, type SiteInput } from '#engine/sites';
 import { ConfigStore } from '#engine/config-store';
 import { ManualClock, cryptoRandom, RampartError } from '#engine/shared';
+import { customRuleInputSchema } from '#engine/basic-rules';
 
 let dir: string;
 const clock = new ManualClock();
@@ -139,5 +140,18 @@ describe('a save reports every bad field and line at once', () => {
       ['blockList.ips', 2],
     ]);
     expect(error.field).toBe('domain');
+  });
+});
+
+describe('custom rule names and remarks', () => {
+  it('refuse control and bidi characters, naming the field', () => {
+    const result = customRuleInputSchema.safeParse({
+      name: 'rule\u202E',
+      remark: 'line one\nline two',
+      location: 'url',
+      conditions: [{ location: 'url', pattern: '^/x' }],
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((i) => i.path.join('.'))).toEqual(['name', 'remark']);
   });
 });
