@@ -3,6 +3,7 @@
  * list saved switched off blocks nothing), a list that is off but holds entries says so, and a save
  * with several bad lines marks every one of them at once.
  */
+import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -13,6 +14,7 @@ import { ShellPage } from './pages/shell.page.ts';
 import { SitesPage } from './pages/sites.page.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
+const screenshotDir = fileURLToPath(new URL('../../dist/screenshots', import.meta.url));
 
 interface StoredList {
   pathEnabled: boolean;
@@ -114,6 +116,8 @@ describe('site form, edition B', () => {
     await reachable.waitFor();
     expect(await reachable.textContent()).toContain("answers as this appliance's gateway API");
     expect(await section.getByTestId('gateway-heartbeat').textContent()).toContain('No heartbeat');
+    await mkdir(screenshotDir, { recursive: true });
+    await section.screenshot({ path: `${screenshotDir}/site-gateway-connection.png` });
 
     await page.locator('#gateway-address-input').fill('192.0.2.10:9081');
     await section.getByTestId('gateway-save').click();
