@@ -87,7 +87,13 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     settings.dataDir,
     (err) => logger.error({ err }, 'access/detection log write failed; those records are lost'),
     // Until retention by age arrives, the oldest records go when the volume runs short or the cap is reached.
-    { budget: { minFreeRatio: settings.logs.minFreeRatio, ...(settings.logs.maxBytes === undefined ? {} : { maxBytes: settings.logs.maxBytes }) }, logger },
+    {
+      budget: {
+        minFreeRatio: settings.logs.minFreeRatio,
+        ...(settings.logs.maxBytes === undefined ? {} : { maxBytes: settings.logs.maxBytes }),
+      },
+      logger,
+    },
   );
   const vendorPublicKeyPem = settings.licencePublicKeyFile ? await readFile(settings.licencePublicKeyFile, 'utf8') : undefined;
   const version = engineVersion();

@@ -478,10 +478,18 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     // and writes nothing.
     const admission = deps.reportGate?.admitReport(site.id, srcIp);
     if (admission?.ok === false) {
-      const limited = new RampartError('RATE_LIMITED', `Too many reports from this address; retry in ${admission.retryAfterSeconds} s.`, {
-        params: { retryAfterSeconds: admission.retryAfterSeconds },
-      });
-      return reply.status(429).header('retry-after', String(admission.retryAfterSeconds)).header('cache-control', NO_STORE).send(errorBody(limited));
+      const limited = new RampartError(
+        'RATE_LIMITED',
+        `Too many reports from this address; retry in ${admission.retryAfterSeconds} s.`,
+        {
+          params: { retryAfterSeconds: admission.retryAfterSeconds },
+        },
+      );
+      return reply
+        .status(429)
+        .header('retry-after', String(admission.retryAfterSeconds))
+        .header('cache-control', NO_STORE)
+        .send(errorBody(limited));
     }
     const outcome = deps.probe.report(site, request.body, {
       srcIp,
@@ -492,7 +500,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       cookieHeader: header(request.headers, 'cookie'),
     });
     // A refused report is counted by the probe service, not written: garbage costs a counter, not disk.
-    if (outcome.detectionRecord.detection_result !== 'refused') logStore.append(detectionLogName(site.id), outcome.detectionRecord);
+    if (outcome.detectionRecord.detection_result !== 'refused')
+      logStore.append(detectionLogName(site.id), outcome.detectionRecord);
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie);
     return reply.status(outcome.status).header('cache-control', NO_STORE).send(outcome.body);
   });

@@ -68,7 +68,11 @@ const settingsSchema = z.object({
   RAMPART_SMTP_PASSWORD: z.string().min(1).optional(),
   RAMPART_SMTP_FROM: z.string().min(3).default('Rampart <rampart@localhost>'),
   RAMPART_REPORTS_PER_MINUTE: positiveInt.default(30),
-  RAMPART_LOG_MIN_FREE_PERCENT: z.coerce.number({ error: 'must be a number' }).min(0, 'must be 0 to 90').max(90, 'must be 0 to 90').default(10),
+  RAMPART_LOG_MIN_FREE_PERCENT: z.coerce
+    .number({ error: 'must be a number' })
+    .min(0, 'must be 0 to 90')
+    .max(90, 'must be 0 to 90')
+    .default(10),
   RAMPART_LOG_MAX_BYTES: positiveInt.optional(),
 });
 
