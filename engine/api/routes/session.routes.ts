@@ -45,7 +45,6 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       secure: deps.secureCookies,
       maxAge: Math.floor(LIMITS.deviceCookieMs / 1000),
     });
-    reply.header('cache-control', 'no-store');
     return view({ account: signedIn.account, session: signedIn.session });
   };
 
