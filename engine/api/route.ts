@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { FastifyReply } from 'fastify';
-import type { ModuleKey, Role } from '#engine/shared';
+import type { Edition, ModuleKey, Role } from '#engine/shared';
 import type { AccountRecord, Session } from './deps.ts';
 
 /** Who may call a route: anyone, anyone signed in, or the listed roles. */
@@ -41,6 +41,10 @@ export interface RouteDef<P, Q, B, R> {
   response?: z.ZodType<R>;
   /** A download answers with the file the handler returns instead of JSON. */
   produces?: 'json' | 'download';
+  /** The content type a download answers with, as the OpenAPI document states it (default application/octet-stream). */
+  downloadType?: string;
+  /** Body fields the service requires in one edition only (the schema cannot say it): stated in that edition's document. */
+  requiredInEdition?: Partial<Record<Edition, readonly string[]>>;
   /** Largest request body in bytes, when a route takes more than the API's default (uploads). */
   bodyLimit?: number;
   handler(ctx: RouteContext<P, Q, B>): Promise<R> | R;
@@ -68,10 +72,14 @@ export interface AnyRoute {
   status?: 200 | 201 | 204;
   response?: z.ZodType;
   produces?: 'json' | 'download';
+  downloadType?: string;
+  requiredInEdition?: Partial<Record<Edition, readonly string[]>>;
   bodyLimit?: number;
   handler(ctx: RouteContext<unknown, unknown, unknown>): Promise<unknown>;
 }
 
-export function defineRoute<P = undefined, Q = undefined, B = undefined, R = undefined>(def: RouteDef<P, Q, B, R>): AnyRoute {
+export function defineRoute<P = undefined, Q = undefined, B = undefined, R = undefined>(
+  def: RouteDef<P, Q, B, R>,
+): AnyRoute {
   return def as unknown as AnyRoute;
 }

@@ -16,16 +16,31 @@ export const email = z
   .string({ error: 'must be a string' })
   .trim()
   .max(LIMITS.email, `must be at most ${LIMITS.email} characters`)
-  .pipe(z.email({ error: 'must be a valid e-mail address' }));
+  .pipe(z.email({ error: 'must be a valid e-mail address' }))
+  .meta({ format: 'email' });
 
-/** Length and classes are checked by the password rule, which gives the precise reason. */
-export const password = z.string({ error: 'must be a string' }).min(1, 'is required').max(LIMITS.password, `must be at most ${LIMITS.password} characters`);
+/**
+ * Length and classes are checked by the password rule, which gives the precise reason; the
+ * document states the rule for people and for generated clients.
+ */
+export const password = z
+  .string({ error: 'must be a string' })
+  .min(1, 'is required')
+  .max(LIMITS.password, `must be at most ${LIMITS.password} characters`)
+  .meta({
+    description:
+      'A new password must be 8 to 16 characters (counted after Unicode NFKC normalisation, the form that is hashed), ' +
+      'mix at least 3 of uppercase letters, lowercase letters, digits and symbols, and not be a commonly used password',
+  });
 
 export const role = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` });
 
 export const idParams = z.object({ id: z.string().min(1).max(LIMITS.id) }).strict();
 
-export const linkToken = z.string().min(1, 'is required').max(LIMITS.token, `must be at most ${LIMITS.token} characters`);
+export const linkToken = z
+  .string()
+  .min(1, 'is required')
+  .max(LIMITS.token, `must be at most ${LIMITS.token} characters`);
 
 const timestamp = z.number().int().describe('UTC epoch milliseconds');
 
@@ -75,9 +90,9 @@ export interface MenuItem {
   children?: MenuItem[];
 }
 
-export const menuItem: z.ZodType<MenuItem> = z.lazy(() =>
-  z.object({ id: z.string(), path: z.string(), children: z.array(menuItem).optional() }),
-);
+export const menuItem: z.ZodType<MenuItem> = z
+  .lazy(() => z.object({ id: z.string(), path: z.string(), children: z.array(menuItem).optional() }))
+  .meta({ id: 'MenuItem' });
 
 export const sessionView = z.object({
   account: accountView,
@@ -95,4 +110,6 @@ export const listQuery = {
   cursor: z.string().max(200).optional(),
 };
 
-export const booleanQuery = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true');
+export const booleanQuery = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .transform((v) => v === 'true');

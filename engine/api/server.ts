@@ -237,7 +237,7 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
   });
 
   const routes = [...allRoutes(deps), ...(options.extraRoutes ?? [])];
-  const openapi = buildOpenApi(routes, deps.version);
+  const openapi = buildOpenApi(routes, deps.version, deps.edition);
   app.get(`${API_PREFIX}/openapi.json`, () => openapi);
 
   const declared = new Map<string, Set<string>>([[`${API_PREFIX}/openapi.json`, new Set(['GET'])]]);

@@ -13,7 +13,11 @@ const licenceView = z.object({
   trialEndsAt: z.number().nullable(),
   importedAt: z.number().nullable(),
   modules: z.array(
-    z.object({ module: moduleKey, state: z.enum(['activated', 'not_purchased', 'expired']), expiresAt: z.number().nullable() }),
+    z.object({
+      module: moduleKey,
+      state: z.enum(['activated', 'not_purchased', 'expired']),
+      expiresAt: z.number().nullable(),
+    }),
   ),
   vendorKeyConfigured: z.boolean(),
 });
@@ -47,7 +51,9 @@ export function licenceRoutes(deps: ApiDeps): AnyRoute[] {
       tag: 'enterprise',
       access: ADMIN,
       body: z
-        .object({ content: z.string().min(1, 'is required').max(LIMITS.licence, `must be at most ${LIMITS.licence} characters`) })
+        .object({
+          content: z.string().min(1, 'is required').max(LIMITS.licence, `must be at most ${LIMITS.licence} characters`),
+        })
         .strict(),
       response: licenceView,
       handler: ({ body }) => deps.licence.import(body.content),
@@ -66,10 +72,11 @@ export function licenceRoutes(deps: ApiDeps): AnyRoute[] {
       method: 'POST',
       path: '/licence/purchases/:orderNumber/renew',
       operationId: 'renewPurchase',
-      summary: 'Renew an order: answers that channel sales handle renewals',
+      summary: 'Renew an order: answers 409 RENEW_CONTACT_SALES, as channel sales handle renewals',
       tag: 'enterprise',
       access: ADMIN,
       params: z.object({ orderNumber: z.string().min(1).max(64) }).strict(),
+      status: 204,
       handler: ({ params }) => deps.licence.renew(params.orderNumber),
     }),
   ];
