@@ -315,6 +315,7 @@ export const en = {
   'siteStatus.protectionOff': 'Protection off',
   'siteStatus.lastHeartbeat': 'Last heartbeat {time}',
   'siteStatus.never': 'No heartbeat received yet',
+  'siteStatus.noRuleSet': 'No rule set loaded: basic rules inspect nothing',
   'runMode.pass': 'Pass-through',
   'runMode.monitor': 'Monitor',
   'runMode.block': 'Block',
@@ -521,6 +522,10 @@ export const en = {
   'ruleSet.unknownVersion': 'Unknown',
   'ruleSet.empty.title': 'No Core Rule Set is installed',
   'ruleSet.empty.body': "No Core Rule Set is installed: install Debian's modsecurity-crs, set a directory, or upload a CRS release archive. Until then the preset groups hold no rules.",
+  'ruleSet.warning.title': 'No Core Rule Set is loaded',
+  'ruleSet.warning.body':
+    "Every site's basic rule groups hold 0 rules and inspect nothing until one is: install Debian's modsecurity-crs, set a rule-set directory or upload a CRS release archive in Rule Management.",
+  'ruleSet.warning.link': 'Open Rule Management',
   'ruleSet.problems': '{count} rules were left out when the set was loaded; the rest of the set runs.',
   'ruleSet.problemsShow': 'Show the rules left out',
   'ruleSet.where': '{file}, line {line}',

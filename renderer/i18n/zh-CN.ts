@@ -310,6 +310,7 @@ export const zhCN: Messages = {
   'siteStatus.protectionOff': '防护已关闭',
   'siteStatus.lastHeartbeat': '最近心跳 {time}',
   'siteStatus.never': '尚未收到心跳',
+  'siteStatus.noRuleSet': '未加载规则集：基础规则不检查任何请求',
   'runMode.pass': '透传',
   'runMode.monitor': '监控',
   'runMode.block': '拦截',
@@ -516,6 +517,10 @@ export const zhCN: Messages = {
   'ruleSet.unknownVersion': '未知',
   'ruleSet.empty.title': '未安装核心规则集',
   'ruleSet.empty.body': '未安装核心规则集：请安装 Debian 的 modsecurity-crs、设置目录，或上传 CRS 发布压缩包。在此之前预置分组中没有规则。',
+  'ruleSet.warning.title': '未加载核心规则集',
+  'ruleSet.warning.body':
+    '在加载规则集之前，所有站点的基础规则分组都没有规则，不检查任何请求：请安装 Debian 的 modsecurity-crs，或在规则管理中设置规则集目录、上传 CRS 发布压缩包。',
+  'ruleSet.warning.link': '打开规则管理',
   'ruleSet.problems': '加载时有 {count} 条规则被略过；规则集的其余部分正常运行。',
   'ruleSet.problemsShow': '查看被略过的规则',
   'ruleSet.where': '{file} 第 {line} 行',

@@ -117,6 +117,7 @@ describe('basic rules, edition B', () => {
     await rules.chooseSite('Shop (shop.example.com)');
     expect(new URL(page.url()).searchParams.get('site')).toBe(shopId);
     expect(await page.getByRole('tab', { name: 'OWASP rules' }).getAttribute('aria-selected')).toBe('true');
+    expect(await page.getByTestId('rule-set-warning').count()).toBe(0);
     expect(await page.getByRole('tab', { name: 'Anti-bot rules' }).count()).toBe(1);
     expect(await page.getByTestId('basic-rules').textContent()).toContain('OWASP class for the site Shop');
 
@@ -399,5 +400,50 @@ describe('basic rules, edition A', () => {
       .getByText('Add a rule to match requests of this site configuration')
       .waitFor();
     await page.screenshot({ path: `${screenshotDir}/basic-rules-A.png`, fullPage: true });
+  });
+});
+
+describe('a fresh install without a Core Rule Set', () => {
+  let engine: TestEngine;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const requests = new RequestLog();
+
+  beforeAll(async () => {
+    // Auto-detection looks nowhere: the install has no modsecurity-crs.
+    engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { rendererDir, ruleSetLocations: [] });
+    browser = await launchChromium();
+    ({ context, page } = await setUp(browser, engine, requests, 'fresh@rampart.test'));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await engine?.dispose();
+  });
+
+  it('warns on the home page, the sites page (page and row) and the rules page that no rule set is loaded', async () => {
+    const warning = page.getByTestId('rule-set-warning');
+    await warning.waitFor();
+    expect(await warning.textContent()).toContain('No Core Rule Set is loaded');
+    expect(await warning.textContent()).toContain('0 rules');
+
+    await engineApi(page, engine).post('/sites', { name: 'Shop', domain: 'shop.example.com', accessMethod: 'plugin' });
+    await page.goto(`${engine.url}/config/sites`);
+    await page.getByTestId('sites-table').waitFor();
+    await warning.waitFor();
+    const row = page.getByTestId('site-status').first();
+    await row.getByTestId('protection-no-rule-set').waitFor();
+    expect(await row.getByTestId('protection').textContent()).toContain('Protection on');
+    expect(await row.getByTestId('protection-no-rule-set').textContent()).toContain('No rule set loaded');
+
+    await page.getByTestId('rule-set-warning-link').click();
+    await page.waitForURL(/\/rules/);
+    await warning.waitFor();
+    expect(await warning.getByTestId('rule-set-warning-link').count()).toBe(0);
+    await page.getByTestId('rule-set-missing').waitFor();
+    await page.screenshot({ path: `${screenshotDir}/rules-without-rule-set.png`, fullPage: true });
+    expect(requests.outside(engine.url)).toEqual([]);
   });
 });
