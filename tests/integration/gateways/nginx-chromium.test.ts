@@ -96,7 +96,8 @@ beforeAll(async () => {
   const upstreamPort = (upstream.address() as { port: number }).port;
   const gatewayPort = new URL(engine.gatewayUrl).port;
 
-  let http = `    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }\n`;
+  let http = `    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
+    upstream rampart_pages { server 127.0.0.1:${gatewayPort}; keepalive 16; }\n`;
   for (const mode of ['block', 'monitor', 'pass'] as const) {
     const folder = await bundle(sites[mode]);
     http += `
