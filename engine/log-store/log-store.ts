@@ -95,6 +95,7 @@ export class LogStore {
   readonly #volume: VolumeProbe;
   readonly #trimmer: OldestFirstTrimmer;
   #budgetTimer: NodeJS.Timeout | null = null;
+  #closing = false;
   #checking: Promise<BudgetCheck | null> | null = null;
   #writtenSinceCheck = 0;
 
@@ -244,7 +245,7 @@ export class LogStore {
    */
   checkBudget(): Promise<BudgetCheck | null> {
     const budget = this.#budget;
-    if (!budget || this.#db.status !== 'open') return Promise.resolve(null);
+    if (!budget || this.#closing || this.#db.status !== 'open') return Promise.resolve(null);
     this.#writtenSinceCheck = 0;
     this.#checking ??= enforceBudget(this.#trimmer, this.#dir, budget, this.#volume)
       .then(
@@ -314,6 +315,8 @@ export class LogStore {
   }
 
   async close(): Promise<void> {
+    // No new check starts (the last flush may cross the burst threshold); one under way finishes first.
+    this.#closing = true;
     if (this.#budgetTimer) clearInterval(this.#budgetTimer);
     this.#budgetTimer = null;
     await this.#checking;
