@@ -245,6 +245,30 @@ describe('verdict connections', () => {
     expect(records.at(-1)?.head_bytes).toBeGreaterThan(80_000);
   });
 
+  it('blocks a verdict head over 64 KB when the oversize-head guard says block (RAMPART_GATEWAY_OVERSIZE_HEAD=block)', async () => {
+    const own = await startTestEngine({ RAMPART_EDITION: 'B', RAMPART_GATEWAY_OVERSIZE_HEAD: 'block' });
+    try {
+      const admin = new ApiClient(own.url);
+      await admin.setup('root@example.com', 'Kettle#Blue7');
+      const site = await admin.request<{ id: string }>('POST', '/sites', { name: 'guarded', domain: 'shop.example.com', runMode: 'block' });
+      const ownKey = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
+      const socket = connect(Number(new URL(own.gatewayUrl).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      let text = '';
+      const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
+      socket.write(verdictHead([`X-Large: ${'a'.repeat(70_000)}`], { site: site.body.id, key: ownKey, uri: '/guarded' }));
+      await ended;
+      expect(text).toMatch(/^HTTP\/1\.1 403 /);
+      expect(text).toContain('Connection: close');
+      await own.logStore.flush();
+      const records = await own.logStore.read(`access:${site.body.id}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+      expect(records.at(-1)).toMatchObject({ request: 'GET /guarded HTTP/1.1', action: 'block', waf_triggered_categories: 'oversize-head' });
+    } finally {
+      await own.dispose();
+    }
+  });
+
   it('answers a head over 64 KB on a connection Node serves with 431 and Connection: close', async () => {
     const conn = new Conn();
     conn.write('GET /_rampart/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
