@@ -13,7 +13,7 @@ import type { Headers } from '#engine/verdict';
  *
  * Anything outside that subset is not interpreted here: the connection is handed to Node's HTTP
  * server (with the bytes not yet answered), which then serves it to the end, verdicts included. That
- * covers other routes, chunked or large bodies, duplicate or folded headers, invalid characters, oversized heads,
+ * covers other routes, chunked or large bodies, duplicate or folded headers, invalid characters, bare-LF line ends,
  * HTTP/1.0, Expect and Upgrade, so Node's parser keeps the final word on every malformed request.
  *
  * Two exceptions keep nginx's connections healthy: a verdict head larger than HEAD_LIMIT is read to
