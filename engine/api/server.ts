@@ -208,6 +208,9 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
       if (status >= 500) deps.logger.error({ err: error, cause: error.cause, url: request.url }, 'request failed');
       return reply.status(status).send(body(error));
     }
+    // A method the path does not declare fails Fastify's checks (QUERY without a Content-Type, a
+    // bad media type) before the not-found handler could say 405.
+    if (request.is404 && answerMethodNotAllowed(request, reply)) return reply;
     const fastifyError = error as { code?: string; statusCode?: number; message?: string };
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT;
@@ -246,6 +249,21 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     declared.set(API_PREFIX + route.path, methods.add(route.method));
   }
   const allowOf = allowedMethods(declared);
+  /** 405 with Allow when the path is declared, but not for this method; false when it is not declared. */
+  const answerMethodNotAllowed = (request: FastifyRequest, reply: FastifyReply): boolean => {
+    const path = request.url.split('?')[0] ?? '';
+    const allow = path.startsWith('/api/') ? allowOf(path) : [];
+    if (allow.length === 0) return false;
+    const refusal = new RampartError(
+      'ROUTE_NOT_FOUND',
+      `${path} does not answer ${request.method}; it answers ${allow.join(', ')}`,
+      {
+        params: { method: request.method, path, allow: allow.join(', ') },
+      },
+    );
+    void reply.status(405).header('Allow', allow.join(', ')).send(body(refusal));
+    return true;
+  };
 
   const callerOf = (request: FastifyRequest): Caller | 'expired' | undefined => {
     const current = deps.accounts.current(request.cookies[SESSION_COOKIE]);
@@ -318,17 +336,7 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
-    const allow = path.startsWith('/api/') ? allowOf(path) : [];
-    if (allow.length > 0) {
-      const refusal = new RampartError(
-        'ROUTE_NOT_FOUND',
-        `${path} does not answer ${request.method}; it answers ${allow.join(', ')}`,
-        {
-          params: { method: request.method, path, allow: allow.join(', ') },
-        },
-      );
-      return reply.status(405).header('Allow', allow.join(', ')).send(body(refusal));
-    }
+    if (answerMethodNotAllowed(request, reply)) return reply;
     if (path.startsWith('/api/') || request.method !== 'GET' || !indexFile || !existsSync(indexFile)) {
       return reply.status(404).send(
         body(

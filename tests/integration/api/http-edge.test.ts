@@ -16,7 +16,10 @@ beforeAll(async () => {
   // A stand-in for the built console: what Vite emits is an index.html, module scripts and styles.
   rendererDir = await mkdtemp(join(tmpdir(), 'rampart-renderer-'));
   await mkdir(join(rendererDir, 'assets'));
-  await writeFile(join(rendererDir, 'index.html'), '<!doctype html><script type="module" src="/assets/app.js"></script>');
+  await writeFile(
+    join(rendererDir, 'index.html'),
+    '<!doctype html><script type="module" src="/assets/app.js"></script>',
+  );
   await writeFile(join(rendererDir, 'assets', 'app.js'), 'export {};');
   engine = await startTestEngine({}, { rendererDir });
   admin = new ApiClient(engine.url);
@@ -113,7 +116,9 @@ describe("the HTTP layer's own refusals", () => {
     const { hostname, port } = new URL(engine.url);
     const text = await new Promise<string>((resolve, reject) => {
       let received = '';
-      const socket = connect(Number(port), hostname, () => socket.write('GET / HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'));
+      const socket = connect(Number(port), hostname, () =>
+        socket.write('GET / HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n'),
+      );
       socket.setEncoding('utf8');
       socket.on('data', (chunk: string) => (received += chunk));
       socket.on('end', () => resolve(received));
@@ -136,6 +141,12 @@ describe('methods', () => {
     const site = await raw('PATCH', '/api/v1/sites/site_x');
     expectErrorShape(site, 405);
     expect(site.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+  });
+
+  it('a method Fastify checks before routing (QUERY without a Content-Type) on a known path is a 405 too', async () => {
+    const query = await raw('QUERY', '/api/v1/health');
+    expectErrorShape(query, 405);
+    expect(query.headers.allow).toBe('GET, HEAD');
   });
 
   it('an unknown path stays a 404', async () => {
