@@ -14,6 +14,13 @@
  * anti-bot rules, access log) with the basic application rules switched off (all 12 groups off: the
  * `verdict_*` lines), and a default site whose basic rules (CRS at loose, paranoia level 1, when a
  * rule set is installed) inspect every verdict too (the `*_basic_rules` lines).
+ *
+ * Then configuration writes: verdicts at the basic-rules half-load rate spread over that site and six
+ * more, each with a different group switched off (more combinations than the engine keeps compiled
+ * beside the all-groups one), first quietly (`verdict_p99_ms_mixed_groups`), then while another
+ * client signs in every 250 ms, each sign-in writing the configuration (lastSignInAt)
+ * (`verdict_p99_ms_during_config_write`, and the worst verdict in `verdict_max_ms_...`). A verdict
+ * that compiled rules after a write would stall for 150-250 ms per combination here.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -141,6 +148,38 @@ try {
   const rulesHalf = Math.round(rulesRun.perSecond / 2);
   const rulesHalfP99 = p99AtRate(verdictUrl, valid, rulesHalf);
 
+  const mixedSites = [site.body.id];
+  for (const group of ['001', '002', '003', '004', '005', '006']) {
+    const created = await admin.request<{ id: string }>('POST', '/sites', { name: `bench-off-${group}`, domain: 'shop.example.com', runMode: 'block' });
+    await admin.request('PUT', `/sites/${created.body.id}/basic-rules/groups/${group}`, { enabled: false, level: 'loose' });
+    mixedSites.push(created.body.id);
+  }
+  const mixedRequests = mixedSites.map((id) => ({
+    method: 'GET' as const,
+    path: '/_rampart/verdict',
+    headers: {
+      ...base,
+      'x-rampart-site': id,
+      cookie: `_ga=GA1.2.3; rampart_id=x; rampart_token=${tokens.issue({ siteId: id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 })}`,
+    },
+  }));
+  const mixed = (): Promise<autocannon.Result> =>
+    autocannon({ url: `http://127.0.0.1:${gatewayPort}`, connections: 8, duration: DURATION, overallRate: rulesHalf, requests: mixedRequests });
+  await mixed(); // warm-up: every site's runtime built
+  const mixedQuiet = await mixed();
+  const signIns = new ApiClient(engine.consoleUrl);
+  let writing = true;
+  let writes = 0;
+  const writer = (async () => {
+    while (writing) {
+      if ((await signIns.signIn('bench@example.com', 'Kettle#Blue7')).status === 200) writes++;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  const mixedWrites = await mixed();
+  writing = false;
+  await writer;
+
   // Reference: nginx proxying the same requests (one worker) to an nginx that answers 204.
   const proxyPort = await freePort();
   const backendPort = await freePort();
@@ -171,11 +210,18 @@ try {
   line('verdict_cpu_us_valid_token_basic_rules', (rulesRun.cpu / rulesRun.requests) * 1e6, 'us', 1);
   line('verdict_half_load_rate_basic_rules', rulesHalf, '/s');
   line('verdict_p99_ms_half_load_basic_rules', rulesHalfP99, 'ms', 2);
+  console.log(`# ${mixedSites.length} sites, ${mixedSites.length} combinations of groups, at ${rulesHalf}/s; ${writes} sign-ins (configuration writes) during the second run`);
+  line('verdict_p99_ms_mixed_groups', mixedQuiet.latency.p99, 'ms', 2);
+  line('verdict_p99_ms_during_config_write', mixedWrites.latency.p99, 'ms', 2);
+  line('verdict_max_ms_during_config_write', mixedWrites.latency.max, 'ms', 2);
   line('nginx_proxy_per_core', nginxRun.requests / nginxRun.cpu, '/s');
   line('nginx_proxy_throughput', nginxRun.perSecond, '/s');
   line('verdict_vs_nginx_proxy_per_core_ratio', validRun.requests / validRun.cpu / (nginxRun.requests / nginxRun.cpu), '', 2);
   const errors = [validRun, missingRun, rulesRun, rulesMissingRun].map((r) => r.errors);
-  if (errors.some((e) => e > 0)) console.log(`# errors (valid, missing, with rules valid, missing): ${errors.join(', ')}`);
+  for (const r of [mixedQuiet, mixedWrites]) errors.push(r.errors + r.timeouts + r['5xx']);
+  if (errors.some((e) => e > 0)) {
+    console.log(`# errors (valid, missing, with rules valid, missing, mixed groups quiet, during writes): ${errors.join(', ')}`);
+  }
 } finally {
   await nginx.stop();
   await engine.stop();
