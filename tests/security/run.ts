@@ -5,7 +5,7 @@
  * headers, body schema), invalid input accepted, an undeclared method not answered 405, a 2xx to a
  * caller below the operation's access, or an answer without the security headers.
  *
- * SECURITY_MAX_EXAMPLES (default 20) bounds the generated cases per operation and phase;
+ * SECURITY_MAX_EXAMPLES (default 50; about 2.5 minutes in all) bounds the generated cases per operation and phase;
  * SECURITY_SEED (default 1) makes a run repeatable; SECURITY_REPORT_DIR keeps schemathesis' logs.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,7 +19,7 @@ import { ApiClient } from '../support/api-client.ts';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
 const PASSWORD = 'Kettle#Blue7';
-const MAX_EXAMPLES = process.env.SECURITY_MAX_EXAMPLES ?? '20';
+const MAX_EXAMPLES = process.env.SECURITY_MAX_EXAMPLES ?? '50';
 const SEED = process.env.SECURITY_SEED ?? '1';
 const CHECKS = [
   'not_a_server_error',
