@@ -126,12 +126,15 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     }),
   });
 
+  // The gateway port is known once it listens (a test may ask for port 0).
+  let gatewayPort = settings.gateway.port;
   c.register(TOKENS.sites, {
     useValue: new SitesService({
       store: c.resolve<ConfigStore>(TOKENS.configStore),
       clock: c.resolve<Clock>(TOKENS.clock),
       random: c.resolve<Random>(TOKENS.random),
       edition: settings.edition,
+      gateway: () => ({ host: settings.gateway.host, port: gatewayPort, environment: settings.gateway.advertised }),
     }),
   });
 
@@ -149,6 +152,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       clock: c.resolve<Clock>(TOKENS.clock),
       logger: c.resolve<Logger>(TOKENS.logger),
       waf: { requestBodyLimit: settings.waf.bodyLimit, requestBodyLimitAction: settings.waf.bodyLimitAction, compatibilityLog },
+      ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
     }),
   });
   const ruleSets = c.resolve<RuleSetManager>(TOKENS.ruleSets);
@@ -157,7 +161,6 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     useValue: new BasicRulesService({
       store: c.resolve<ConfigStore>(TOKENS.configStore),
       clock: c.resolve<Clock>(TOKENS.clock),
-      ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
       random: c.resolve<Random>(TOKENS.random),
       ruleSets,
       compatibilityLog,
@@ -178,7 +181,6 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       logger: c.resolve<Logger>(TOKENS.logger),
       edition: settings.edition,
       version,
-      gatewayAddress: settings.gateway.advertised,
       secureCookies: https !== undefined,
       rendererDir: options.rendererDir ?? findRendererDir(),
     },
@@ -227,6 +229,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
 
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });
   const gatewayAddress = await gateway.listen({ host: settings.gateway.host, port: settings.gateway.port });
+  gatewayPort = Number(new URL(gatewayAddress).port);
   const port = new URL(address).port;
   const host = settings.console.host.includes(':') ? `[${settings.console.host}]` : settings.console.host;
   const consoleUrl = `${https ? 'https' : 'http'}://${host}:${port}`;

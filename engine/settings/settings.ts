@@ -89,7 +89,8 @@ export interface Settings {
   dataDir: string;
   console: { host: string; port: number; tls: { certFile: string; keyFile: string } | undefined };
   /**
-   * `advertised` is the host:port gateways reach the gateway API at (written into plugin bundles);
+   * `advertised` is the host:port gateways reach the gateway API at (written into plugin bundles) when
+   * given at start-up (an address set in the console wins; without either it is worked out);
    * `oversizeHead` what a verdict head over 64 KB gets; `trusted` the gateways (addresses, CIDR
    * ranges) believed about the client on the unauthenticated routes (undefined: loopback);
    * `pagesInline` whether reload and block pages may run inline scripts and styles.
@@ -97,7 +98,7 @@ export interface Settings {
   gateway: {
     host: string;
     port: number;
-    advertised: string;
+    advertised: string | undefined;
     oversizeHead: 'pass' | 'block';
     trusted: string[] | undefined;
     pagesInline: boolean;
@@ -207,7 +208,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
     gateway: {
       host: s.RAMPART_GATEWAY_HOST,
       port: s.RAMPART_GATEWAY_PORT,
-      advertised: s.RAMPART_GATEWAY_ADDRESS ?? `127.0.0.1:${s.RAMPART_GATEWAY_PORT}`,
+      advertised: s.RAMPART_GATEWAY_ADDRESS,
       oversizeHead: s.RAMPART_GATEWAY_OVERSIZE_HEAD,
       trusted: s.RAMPART_GATEWAY_TRUSTED,
       pagesInline: s.RAMPART_GATEWAY_PAGES_INLINE,
