@@ -114,7 +114,8 @@ async function schemathesis(
   ];
   const started = performance.now();
   const child = spawn(st, ['--no-color', ...args], {
-    cwd: here,
+    // schemathesis keeps a cache folder in its working directory: the run's scratch folder, not the tree.
+    cwd: logDir,
     env: {
       ...process.env,
       SCHEMATHESIS_HOOKS: 'hooks',
