@@ -11,7 +11,15 @@ import Fastify, {
 import cookie from '@fastify/cookie';
 import staticFiles from '@fastify/static';
 import type { z } from 'zod';
-import { RampartError, isRampartError, parseJsonStrict, safeEqual, type ErrorCode } from '#engine/shared';
+import {
+  RampartError,
+  isRampartError,
+  parseJsonStrict,
+  safeEqual,
+  validationFailed,
+  type ErrorCode,
+  type FieldProblem,
+} from '#engine/shared';
 import type { ApiDeps } from './deps.ts';
 import type { AnyRoute, Caller, Download } from './route.ts';
 import { STATUS_OF } from './http-errors.ts';
@@ -71,13 +79,21 @@ export interface BuildOptions {
 }
 
 interface ErrorBody {
-  error: { code: ErrorCode; message: string; field?: string; params?: Record<string, unknown> };
+  error: {
+    code: ErrorCode;
+    message: string;
+    field?: string;
+    params?: Record<string, unknown>;
+    /** Every bad field when there are several (the first is also `field` / `message`). */
+    problems?: FieldProblem[];
+  };
 }
 
 function body(error: RampartError): ErrorBody {
   const out: ErrorBody = { error: { code: error.code, message: error.message } };
   if (error.field) out.error.field = error.field;
   if (Object.keys(error.params).length > 0) out.error.params = { ...error.params };
+  if (error.problems.length > 1) out.error.problems = error.problems.map((p) => ({ ...p }));
   return out;
 }
 
@@ -151,14 +167,15 @@ function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: 
   if (!schema) return undefined as T;
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  let field = issue?.path.map(String).join('.') ?? '';
-  if (issue?.code === 'unrecognized_keys') field = [field, issue.keys[0]].filter(Boolean).join('.');
-  const name = field || where;
-  const message = issue?.code === 'unrecognized_keys' ? 'is not a known field' : (issue?.message ?? 'is invalid');
-  return (() => {
-    throw new RampartError('VALIDATION_FAILED', `${name}: ${message}`, { field: name });
-  })();
+  // Every bad field in one answer: the console marks them all.
+  const problems = result.error.issues.map((issue): FieldProblem => {
+    let field = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') field = [field, issue.keys[0]].filter(Boolean).join('.');
+    const name = field || where;
+    const message = issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message;
+    return { field: name, message: `${name}: ${message}` };
+  });
+  throw validationFailed(problems);
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
