@@ -8,9 +8,11 @@ import type { z } from 'zod';
  * surrogates (no valid encoding exists for them).
  */
 
-// C0 and C1 controls, DEL, bidi marks, embeddings, overrides and isolates, and U+2028 / U+2029.
+// C0 and C1 controls (matching them is the point), DEL, bidi marks, embeddings, overrides and isolates, and U+2028 / U+2029.
+// eslint-disable-next-line no-control-regex -- control characters are what these patterns look for.
 const SINGLE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 // The same, less tab, line feed and carriage return: for content that is text by nature (a page).
+// eslint-disable-next-line no-control-regex -- as above.
 const MULTI_LINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

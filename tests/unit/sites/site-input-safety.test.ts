@@ -56,7 +56,7 @@ describe('free text that could rewrite a generated file or mislead a reader', ()
           enabled: true,
           loginPath: '/login\n',
           usernameSelector: '#user',
-        } as SiteInput['accountExtraction'],
+        },
       }),
     ).toEqual(['accountExtraction.loginPath']);
   });
