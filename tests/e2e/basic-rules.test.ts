@@ -444,6 +444,12 @@ describe('a fresh install without a Core Rule Set', () => {
     expect(await warning.getByTestId('rule-set-warning-link').count()).toBe(0);
     await page.getByTestId('rule-set-missing').waitFor();
     await page.screenshot({ path: `${screenshotDir}/rules-without-rule-set.png`, fullPage: true });
+
+    // Loading a rule set on this page clears the warning at once.
+    await page.locator('#rule-set-dir').fill(DEBIAN_CRS);
+    await page.getByTestId('apply-rule-set').click();
+    await page.getByTestId('rule-set-state').getByText('Loaded').waitFor();
+    await warning.waitFor({ state: 'detached' });
     expect(requests.outside(engine.url)).toEqual([]);
   });
 });
