@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { RampartError, safeEqual, type Clock, type Logger } from '#engine/shared';
+import { RampartError, parseJsonStrict, safeEqual, type Clock, type Logger } from '#engine/shared';
 import type { SitesService, CompiledSite } from '#engine/sites';
 import type { LogStore } from '#engine/log-store';
 import {
@@ -265,6 +265,16 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       setTimeout(() => socket.destroy(), 2000).unref();
     }
     done();
+  });
+
+  // Repeated keys, prototype keys and deep nesting are refused here as on the console API.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, parseJsonStrict(text as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
 
   app.setErrorHandler((error, request, reply) => {

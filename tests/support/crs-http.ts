@@ -113,7 +113,8 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    engine = await startTestEngine({ RAMPART_EDITION: 'B' });
+    // Finding a token without CRS's special characters may take more reports than one address may send a minute.
+    engine = await startTestEngine({ RAMPART_EDITION: 'B', RAMPART_REPORTS_PER_MINUTE: '1000' });
     const admin = new ApiClient(engine.url);
     const call = async <T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> => {
       const res = await admin.request<T>(method, path, body);
@@ -166,6 +167,7 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
     // Short client timeouts: a case that announces a body it never sends ends in 2 s.
     nginx = new TestNginx(join(dir, 'nginx'));
     await nginx.start(`    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
+    upstream rampart_pages { server 127.0.0.1:${gatewayPort}; keepalive 16; }
     server {
         listen 127.0.0.1:${port};
         server_name localhost;
