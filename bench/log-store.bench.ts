@@ -39,7 +39,8 @@ async function raw(): Promise<number> {
   const start = performance.now();
   for (let i = 0; i < RECORDS; i += 1000) {
     const batch = [];
-    for (let j = i; j < i + 1000; j++) batch.push({ type: 'put' as const, key: recordKey('access', base + j, j), value: JSON.stringify(record(j)) });
+    for (let j = i; j < i + 1000; j++)
+      batch.push({ type: 'put' as const, key: recordKey('access', base + j, j), value: JSON.stringify(record(j)) });
     await db.batch(batch);
   }
   const seconds = (performance.now() - start) / 1000;

@@ -78,7 +78,14 @@ function heyBinary(): string {
 }
 
 function p99AtRate(url: string, headers: Record<string, string>, rate: number, connections = 8): number {
-  const args = ['-z', `${DURATION}s`, '-c', String(connections), '-q', String(Math.max(1, Math.round(rate / connections)))];
+  const args = [
+    '-z',
+    `${DURATION}s`,
+    '-c',
+    String(connections),
+    '-q',
+    String(Math.max(1, Math.round(rate / connections))),
+  ];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}:${value}`);
   const out = execFileSync(heyBinary(), [...args, url], { encoding: 'utf8' });
   const match = /99%+ in ([\d.]+) secs/.exec(out);
@@ -107,13 +114,26 @@ try {
     tokenExpirySeconds: 86_400,
     ipLock: false,
   });
-  const site = await admin.request<{ id: string }>('POST', '/sites', { name: 'bench', domain: 'shop.example.com', runMode: 'block' });
-  const bare = await admin.request<{ id: string }>('POST', '/sites', { name: 'bench-no-rules', domain: 'shop.example.com', runMode: 'block' });
+  const site = await admin.request<{ id: string }>('POST', '/sites', {
+    name: 'bench',
+    domain: 'shop.example.com',
+    runMode: 'block',
+  });
+  const bare = await admin.request<{ id: string }>('POST', '/sites', {
+    name: 'bench-no-rules',
+    domain: 'shop.example.com',
+    runMode: 'block',
+  });
   for (const group of ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012']) {
-    await admin.request('PUT', `/sites/${bare.body.id}/basic-rules/groups/${group}`, { enabled: false, level: 'loose' });
+    await admin.request('PUT', `/sites/${bare.body.id}/basic-rules/groups/${group}`, {
+      enabled: false,
+      level: 'loose',
+    });
   }
   const ruleSet = await admin.request<{ state: string; version: string | null }>('GET', '/rule-set');
-  const config = JSON.parse(await readFile(join(dir, 'data', 'config.json'), 'utf8')) as { secrets: { tokenKey: string } };
+  const config = JSON.parse(await readFile(join(dir, 'data', 'config.json'), 'utf8')) as {
+    secrets: { tokenKey: string };
+  };
   const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);
   const token = tokens.issue({ siteId: site.body.id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 });
   const bareToken = tokens.issue({ siteId: bare.body.id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 });
@@ -127,7 +147,8 @@ try {
     'x-rampart-scheme': 'https',
     'x-request-id': '5f2b3c4d5e6f70819293a4b5c6d7e8f9',
     host: 'shop.example.com',
-    'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+    'user-agent':
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
     accept: 'text/html,application/xhtml+xml',
     'accept-language': 'en-GB,en;q=0.9',
   };
@@ -150,8 +171,15 @@ try {
 
   const mixedSites = [site.body.id];
   for (const group of ['001', '002', '003', '004', '005', '006']) {
-    const created = await admin.request<{ id: string }>('POST', '/sites', { name: `bench-off-${group}`, domain: 'shop.example.com', runMode: 'block' });
-    await admin.request('PUT', `/sites/${created.body.id}/basic-rules/groups/${group}`, { enabled: false, level: 'loose' });
+    const created = await admin.request<{ id: string }>('POST', '/sites', {
+      name: `bench-off-${group}`,
+      domain: 'shop.example.com',
+      runMode: 'block',
+    });
+    await admin.request('PUT', `/sites/${created.body.id}/basic-rules/groups/${group}`, {
+      enabled: false,
+      level: 'loose',
+    });
     mixedSites.push(created.body.id);
   }
   const mixedRequests = mixedSites.map((id) => ({
@@ -164,7 +192,13 @@ try {
     },
   }));
   const mixed = (): Promise<autocannon.Result> =>
-    autocannon({ url: `http://127.0.0.1:${gatewayPort}`, connections: 8, duration: DURATION, overallRate: rulesHalf, requests: mixedRequests });
+    autocannon({
+      url: `http://127.0.0.1:${gatewayPort}`,
+      connections: 8,
+      duration: DURATION,
+      overallRate: rulesHalf,
+      requests: mixedRequests,
+    });
   await mixed(); // warm-up: every site's runtime built
   const mixedQuiet = await mixed();
   const signIns = new ApiClient(engine.consoleUrl);
@@ -204,23 +238,34 @@ try {
   line('verdict_p99_ms_full_load', validRun.p99ms, 'ms', 2);
   line('verdict_half_load_rate', half, '/s');
   line('verdict_p99_ms_half_load', halfP99, 'ms', 2);
-  console.log(`# basic rules: ${ruleSet.body.state === 'loaded' ? `CRS ${ruleSet.body.version ?? '?'} at loose (paranoia level 1)` : 'no rule set installed'}`);
+  console.log(
+    `# basic rules: ${ruleSet.body.state === 'loaded' ? `CRS ${ruleSet.body.version ?? '?'} at loose (paranoia level 1)` : 'no rule set installed'}`,
+  );
   line('verdict_per_core_valid_token_basic_rules', rulesRun.requests / rulesRun.cpu, '/s');
   line('verdict_per_core_missing_token_basic_rules', rulesMissingRun.requests / rulesMissingRun.cpu, '/s');
   line('verdict_cpu_us_valid_token_basic_rules', (rulesRun.cpu / rulesRun.requests) * 1e6, 'us', 1);
   line('verdict_half_load_rate_basic_rules', rulesHalf, '/s');
   line('verdict_p99_ms_half_load_basic_rules', rulesHalfP99, 'ms', 2);
-  console.log(`# ${mixedSites.length} sites, ${mixedSites.length} combinations of groups, at ${rulesHalf}/s; ${writes} sign-ins (configuration writes) during the second run`);
+  console.log(
+    `# ${mixedSites.length} sites, ${mixedSites.length} combinations of groups, at ${rulesHalf}/s; ${writes} sign-ins (configuration writes) during the second run`,
+  );
   line('verdict_p99_ms_mixed_groups', mixedQuiet.latency.p99, 'ms', 2);
   line('verdict_p99_ms_during_config_write', mixedWrites.latency.p99, 'ms', 2);
   line('verdict_max_ms_during_config_write', mixedWrites.latency.max, 'ms', 2);
   line('nginx_proxy_per_core', nginxRun.requests / nginxRun.cpu, '/s');
   line('nginx_proxy_throughput', nginxRun.perSecond, '/s');
-  line('verdict_vs_nginx_proxy_per_core_ratio', validRun.requests / validRun.cpu / (nginxRun.requests / nginxRun.cpu), '', 2);
+  line(
+    'verdict_vs_nginx_proxy_per_core_ratio',
+    validRun.requests / validRun.cpu / (nginxRun.requests / nginxRun.cpu),
+    '',
+    2,
+  );
   const errors = [validRun, missingRun, rulesRun, rulesMissingRun].map((r) => r.errors);
   for (const r of [mixedQuiet, mixedWrites]) errors.push(r.errors + r.timeouts + r['5xx']);
   if (errors.some((e) => e > 0)) {
-    console.log(`# errors (valid, missing, with rules valid, missing, mixed groups quiet, during writes): ${errors.join(', ')}`);
+    console.log(
+      `# errors (valid, missing, with rules valid, missing, mixed groups quiet, during writes): ${errors.join(', ')}`,
+    );
   }
 } finally {
   await nginx.stop();

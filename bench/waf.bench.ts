@@ -48,9 +48,21 @@ const MIX: MixEntry[] = [
   { attack: false, method: 'GET', path: '/products/42?ref=home&q=blue+shoes&page=2' },
   { attack: false, method: 'GET', path: '/' },
   { attack: false, method: 'GET', path: '/static/app.js?v=1234' },
-  { attack: false, method: 'POST', path: '/login', contentType: 'application/x-www-form-urlencoded', body: 'user=alice&password=S3cret%21&remember=on' },
-  { attack: false, method: 'POST', path: '/api/cart', contentType: 'application/json', body: '{"item":42,"qty":2,"note":"gift wrap please"}' },
-  { attack: false, method: 'GET', path: "/search?q=o%27reilly+books&sort=price" },
+  {
+    attack: false,
+    method: 'POST',
+    path: '/login',
+    contentType: 'application/x-www-form-urlencoded',
+    body: 'user=alice&password=S3cret%21&remember=on',
+  },
+  {
+    attack: false,
+    method: 'POST',
+    path: '/api/cart',
+    contentType: 'application/json',
+    body: '{"item":42,"qty":2,"note":"gift wrap please"}',
+  },
+  { attack: false, method: 'GET', path: '/search?q=o%27reilly+books&sort=price' },
   { attack: true, method: 'GET', path: '/item?id=1%27%20OR%20%271%27=%271' },
   { attack: true, method: 'GET', path: '/search?q=%3Cscript%3Ealert(1)%3C/script%3E' },
   { attack: true, method: 'GET', path: '/download?file=../../../../etc/passwd' },
@@ -59,7 +71,10 @@ const MIX: MixEntry[] = [
 
 const HEADERS: [string, string][] = [
   ['Host', 'shop.example.com'],
-  ['User-Agent', 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36'],
+  [
+    'User-Agent',
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+  ],
   ['Accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'],
   ['Accept-Language', 'en-GB,en;q=0.9'],
   ['Accept-Encoding', 'gzip, deflate, br'],
@@ -69,7 +84,10 @@ const HEADERS: [string, string][] = [
 function wafRequest(m: MixEntry): WafRequest {
   const headers: [string, string][] = [...HEADERS];
   if (m.body !== undefined) {
-    headers.push(['Content-Type', m.contentType ?? 'text/plain'], ['Content-Length', String(Buffer.byteLength(m.body))]);
+    headers.push(
+      ['Content-Type', m.contentType ?? 'text/plain'],
+      ['Content-Length', String(Buffer.byteLength(m.body))],
+    );
   }
   return {
     method: m.method,
@@ -123,7 +141,8 @@ for (let round = 0; round < Math.min(ROUNDS, 500); round++) {
     coldTimes[i]?.push((performance.now() - t) * 1000);
   }
 }
-const coldUs = coldTimes.reduce((sum, times) => sum + (times.sort((a, b) => a - b)[times.length >> 1] ?? 0), 0) / requests.length;
+const coldUs =
+  coldTimes.reduce((sum, times) => sum + (times.sort((a, b) => a - b)[times.length >> 1] ?? 0), 0) / requests.length;
 
 // nginx + ModSecurity v3 + the same CRS, one worker, serving a static file.
 const dir = await mkdtemp(join(tmpdir(), 'rampart-bench-waf-'));
@@ -178,10 +197,14 @@ try {
   const cannonRequests = MIX.map((m) => ({
     method: m.method as 'GET' | 'POST',
     path: m.path,
-    headers: Object.fromEntries([...HEADERS, ...(m.body ? [['Content-Type', m.contentType ?? 'text/plain']] : [])]) as Record<string, string>,
+    headers: Object.fromEntries([
+      ...HEADERS,
+      ...(m.body ? [['Content-Type', m.contentType ?? 'text/plain']] : []),
+    ]) as Record<string, string>,
     ...(m.body ? { body: m.body } : {}),
   }));
-  const run = () => autocannon({ url: `http://127.0.0.1:${port}`, connections: 16, duration: DURATION, requests: cannonRequests });
+  const run = () =>
+    autocannon({ url: `http://127.0.0.1:${port}`, connections: 16, duration: DURATION, requests: cannonRequests });
   await run(); // warm-up
   measureModsec = async () => {
     const before = workers.reduce((s, pid) => s + cpuSeconds(pid), 0);
@@ -227,7 +250,9 @@ try {
     runMode: 'monitor',
     accessMethod: 'plugin',
   });
-  const config = JSON.parse(await readFile(join(engineDir, 'data', 'config.json'), 'utf8')) as { secrets: { tokenKey: string } };
+  const config = JSON.parse(await readFile(join(engineDir, 'data', 'config.json'), 'utf8')) as {
+    secrets: { tokenKey: string };
+  };
   const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);
   const token = tokens.issue({ siteId: site.body.id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 });
   const verdictRequests = MIX.map((m) => {
@@ -245,7 +270,13 @@ try {
     return { method, path: '/_rampart/verdict', headers, ...(m.body ? { body: m.body } : {}) };
   });
   const pid = engine.child.pid ?? 0;
-  const run = () => autocannon({ url: `http://127.0.0.1:${gatewayPort}`, connections: 16, duration: DURATION, requests: verdictRequests });
+  const run = () =>
+    autocannon({
+      url: `http://127.0.0.1:${gatewayPort}`,
+      connections: 16,
+      duration: DURATION,
+      requests: verdictRequests,
+    });
   await run(); // warm-up
   // ModSecurity and Rampart take turns, HTTP_ROUNDS runs each, so a change in the machine's speed
   // during the benchmark weighs on both sides of the ratio alike.
@@ -261,7 +292,8 @@ try {
     const result = await run();
     rampart.cpu += cpuSeconds(pid) - before;
     rampart.requests += result.requests.total;
-    if (result.errors + result.timeouts + result['5xx'] > 0) console.log(`# rampart errors: ${result.errors + result.timeouts + result['5xx']}`);
+    if (result.errors + result.timeouts + result['5xx'] > 0)
+      console.log(`# rampart errors: ${result.errors + result.timeouts + result['5xx']}`);
   }
   await stopModsec();
   modsecUs = (modsec.cpu / modsec.requests) * 1e6;
@@ -282,7 +314,10 @@ try {
   // The same requests with the 12 rule groups off: what the endpoint costs besides the rules (HTTP,
   // the rest of the pipeline, the access log).
   for (const group of ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012']) {
-    await admin.request('PUT', `/sites/${site.body.id}/basic-rules/groups/${group}`, { enabled: false, level: 'loose' });
+    await admin.request('PUT', `/sites/${site.body.id}/basic-rules/groups/${group}`, {
+      enabled: false,
+      level: 'loose',
+    });
   }
   await run();
   const offBefore = cpuSeconds(pid);

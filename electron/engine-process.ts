@@ -13,7 +13,12 @@ export interface ForkOptions {
 
 export function forkWithChildProcess(entry: string, env: NodeJS.ProcessEnv, options: ForkOptions = {}): EngineProcess {
   const output = options.stdio ?? 'inherit';
-  const child = fork(entry, [], { env, execArgv: engineNodeFlags.flags, stdio: ['ignore', output, output, 'ipc'], serialization: 'json' });
+  const child = fork(entry, [], {
+    env,
+    execArgv: engineNodeFlags.flags,
+    stdio: ['ignore', output, output, 'ipc'],
+    serialization: 'json',
+  });
 
   const exitListeners: ((code: number | null, signal: string | null) => void)[] = [];
   let exited = false;

@@ -20,11 +20,7 @@ import {
   utilityProcess,
   type WebContents,
 } from 'electron';
-import {
-  ENGINE_STATE_CHANNEL,
-  GET_ENGINE_STATE_CHANNEL,
-  VERSION_ARGUMENT,
-} from './desktop-api.ts';
+import { ENGINE_STATE_CHANNEL, GET_ENGINE_STATE_CHANNEL, VERSION_ARGUMENT } from './desktop-api.ts';
 import { Supervisor, type EngineProcess, type SupervisorState } from './supervisor.ts';
 import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
 
@@ -38,7 +34,12 @@ const TRAY_ICON =
 
 /** EngineProcess over Electron's utilityProcess (the engine gets Electron's Node without a renderer). */
 function forkWithUtilityProcess(entry: string, env: NodeJS.ProcessEnv): EngineProcess {
-  const child = utilityProcess.fork(entry, [], { env, execArgv: engineNodeFlags.flags, serviceName: 'Rampart engine', stdio: 'inherit' });
+  const child = utilityProcess.fork(entry, [], {
+    env,
+    execArgv: engineNodeFlags.flags,
+    serviceName: 'Rampart engine',
+    stdio: 'inherit',
+  });
   let exited = false;
   child.on('exit', () => {
     exited = true;
@@ -68,8 +69,7 @@ function forkWithUtilityProcess(entry: string, env: NodeJS.ProcessEnv): EnginePr
 }
 
 function statusPage(title: string, detail: string): string {
-  const escape = (text: string): string =>
-    text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   const html = `<!doctype html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>Rampart</title><style>

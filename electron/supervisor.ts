@@ -212,7 +212,8 @@ export class Supervisor {
     if (code === EXIT_SETTINGS_REFUSED) {
       this.#setState({
         kind: 'fatal',
-        reason: run.lastError ?? 'The engine refused its settings (exit code 78). Correct the settings, then start it again.',
+        reason:
+          run.lastError ?? 'The engine refused its settings (exit code 78). Correct the settings, then start it again.',
       });
       return;
     }

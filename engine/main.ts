@@ -95,7 +95,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       logger,
     },
   );
-  const vendorPublicKeyPem = settings.licencePublicKeyFile ? await readFile(settings.licencePublicKeyFile, 'utf8') : undefined;
+  const vendorPublicKeyPem = settings.licencePublicKeyFile
+    ? await readFile(settings.licencePublicKeyFile, 'utf8')
+    : undefined;
   const version = engineVersion();
 
   const c = rootContainer.createChildContainer();
@@ -142,16 +144,24 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   let compatLog: WriteStream | undefined;
   if (settings.waf.compatLogFile) {
     compatLog = createWriteStream(settings.waf.compatLogFile, { flags: 'a' });
-    compatLog.on('error', (error) => logger.error({ err: error, file: settings.waf.compatLogFile }, 'cannot write the WAF compatibility log'));
+    compatLog.on('error', (error) =>
+      logger.error({ err: error, file: settings.waf.compatLogFile }, 'cannot write the WAF compatibility log'),
+    );
   }
-  const compatibilityLog = compatLog ? (line: string) => compatLog.write(`${new Date().toISOString()} [error] ${line}\n`) : undefined;
+  const compatibilityLog = compatLog
+    ? (line: string) => compatLog.write(`${new Date().toISOString()} [error] ${line}\n`)
+    : undefined;
   c.register(TOKENS.ruleSets, {
     useValue: new RuleSetManager({
       store: c.resolve<ConfigStore>(TOKENS.configStore),
       dataDir: settings.dataDir,
       clock: c.resolve<Clock>(TOKENS.clock),
       logger: c.resolve<Logger>(TOKENS.logger),
-      waf: { requestBodyLimit: settings.waf.bodyLimit, requestBodyLimitAction: settings.waf.bodyLimitAction, compatibilityLog },
+      waf: {
+        requestBodyLimit: settings.waf.bodyLimit,
+        requestBodyLimitAction: settings.waf.bodyLimitAction,
+        compatibilityLog,
+      },
       ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
     }),
   });
@@ -262,7 +272,8 @@ interface ParentPort {
   on(event: 'message', listener: (event: { data: unknown }) => void): void;
 }
 
-function parentChannel(): { send(message: unknown): void; onMessage(cb: (message: unknown) => void): void } | undefined {
+function parentChannel():
+  { send(message: unknown): void; onMessage(cb: (message: unknown) => void): void } | undefined {
   const port = (process as unknown as { parentPort?: ParentPort }).parentPort;
   if (port) return { send: (m) => port.postMessage(m), onMessage: (cb) => port.on('message', (e) => cb(e.data)) };
   if (process.send) {
@@ -284,7 +295,9 @@ async function runAsProcess(): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     const config = isRampartError(error) && (error.code === 'SETTINGS_INVALID' || error.code === 'CONFIG_CORRUPT');
     const inUse = (error as { code?: string }).code === 'EADDRINUSE';
-    console.error(`rampart: cannot start: ${inUse ? `${message} (another program uses this port; set RAMPART_CONSOLE_PORT)` : message}`);
+    console.error(
+      `rampart: cannot start: ${inUse ? `${message} (another program uses this port; set RAMPART_CONSOLE_PORT)` : message}`,
+    );
     parent?.send({ type: 'fatal', message });
     // Exit explicitly: a half-started server or the IPC channel must not keep the process alive.
     setImmediate(() => process.exit(config || inUse ? EXIT_CONFIG : 1));
@@ -296,7 +309,8 @@ async function runAsProcess(): Promise<void> {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   parent?.onMessage((message) => {
-    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'shutdown') shutdown();
+    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'shutdown')
+      shutdown();
   });
   parent?.send({ type: 'ready', consoleUrl: engine.consoleUrl, version: engine.version });
   if (!parent) console.log(`Rampart console: ${engine.consoleUrl}`);
@@ -304,4 +318,3 @@ async function runAsProcess(): Promise<void> {
 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (invokedDirectly) void runAsProcess();
-

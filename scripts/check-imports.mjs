@@ -13,7 +13,8 @@ const ALIASES = {
   '$i18n/': 'renderer/i18n/',
 };
 const EXTENSIONS = ['', '.ts', '.svelte.ts', '.svelte', '/index.ts'];
-const IMPORT = /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function files(dir) {
   const out = [];
@@ -52,13 +53,20 @@ for (const file of all) {
     const spec = match[1] ?? match[2];
     const target = resolveImport(file, spec);
     if (!target) {
-      if (spec.startsWith('.') || spec.startsWith('#')) problems.push(`${relative(ROOT, file)}: cannot resolve "${spec}"`);
+      if (spec.startsWith('.') || spec.startsWith('#'))
+        problems.push(`${relative(ROOT, file)}: cannot resolve "${spec}"`);
       continue;
     }
     edges.add(target);
     const [fromTop, fromModule] = relative(ROOT, file).split(sep);
     const [toTop, toModule, ...rest] = relative(ROOT, target).split(sep);
-    if (fromTop === 'engine' && toTop === 'engine' && rest.length > 0 && fromModule !== toModule && !spec.startsWith('#engine/')) {
+    if (
+      fromTop === 'engine' &&
+      toTop === 'engine' &&
+      rest.length > 0 &&
+      fromModule !== toModule &&
+      !spec.startsWith('#engine/')
+    ) {
       problems.push(`${relative(ROOT, file)}: imports "${spec}" inside another module; use #engine/${toModule}`);
     }
   }

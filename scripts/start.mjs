@@ -29,8 +29,12 @@ if (stale('dist/engine/main.js', ['engine'])) run('build:engine');
 if (stale('dist/renderer/index.html', ['renderer'])) run('build:renderer');
 
 const { flags } = JSON.parse(readFileSync('scripts/engine-node-flags.json', 'utf8'));
-const engine = spawn(process.execPath, ['--enable-source-maps', ...flags, 'dist/engine/main.js', ...process.argv.slice(2)], {
-  stdio: 'inherit',
-});
+const engine = spawn(
+  process.execPath,
+  ['--enable-source-maps', ...flags, 'dist/engine/main.js', ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+);
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => engine.kill(signal));
 engine.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -102,11 +102,27 @@ export class AccountService {
     this.#deps = deps;
     const { clock } = deps;
     this.sessions = new SessionStore(clock, deps.random, deps.session.idleMs, deps.session.absoluteMs);
-    this.#mailPerAddress = new SlidingWindowLimiter(LIMITS.activationMailPerAddress.count, LIMITS.activationMailPerAddress.windowMs, clock);
+    this.#mailPerAddress = new SlidingWindowLimiter(
+      LIMITS.activationMailPerAddress.count,
+      LIMITS.activationMailPerAddress.windowMs,
+      clock,
+    );
     this.#newAccounts = new SlidingWindowLimiter(LIMITS.newAccounts.count, LIMITS.newAccounts.windowMs, clock);
-    this.#failuresPerAccount = new SlidingWindowLimiter(LIMITS.signInFailuresPerAccount.count, LIMITS.signInFailuresPerAccount.windowMs, clock);
-    this.#failuresPerIp = new SlidingWindowLimiter(LIMITS.signInFailuresPerIp.count, LIMITS.signInFailuresPerIp.windowMs, clock);
-    this.#failuresPerDevice = new SlidingWindowLimiter(LIMITS.signInFailuresPerDevice.count, LIMITS.signInFailuresPerDevice.windowMs, clock);
+    this.#failuresPerAccount = new SlidingWindowLimiter(
+      LIMITS.signInFailuresPerAccount.count,
+      LIMITS.signInFailuresPerAccount.windowMs,
+      clock,
+    );
+    this.#failuresPerIp = new SlidingWindowLimiter(
+      LIMITS.signInFailuresPerIp.count,
+      LIMITS.signInFailuresPerIp.windowMs,
+      clock,
+    );
+    this.#failuresPerDevice = new SlidingWindowLimiter(
+      LIMITS.signInFailuresPerDevice.count,
+      LIMITS.signInFailuresPerDevice.windowMs,
+      clock,
+    );
     this.#devices = new DeviceCookies(deps.store.data.secrets.tokenKey, clock, deps.random, LIMITS.deviceCookieMs);
   }
 
@@ -173,7 +189,8 @@ export class AccountService {
       this.#deps.logger.warn({ email, ip, knownDevice: device !== null }, 'sign-in failed');
       throw new RampartError('INVALID_CREDENTIALS', 'E-mail or password is wrong');
     }
-    if (!account.enabled) throw new RampartError('ACCOUNT_DISABLED', 'This account is disabled; ask an administrator to enable it');
+    if (!account.enabled)
+      throw new RampartError('ACCOUNT_DISABLED', 'This account is disabled; ask an administrator to enable it');
     // A known device's success says nothing about the unknown browsers still guessing: their
     // lockout stands.
     if (device) this.#failuresPerDevice.reset(device.nonce);
@@ -184,7 +201,11 @@ export class AccountService {
       a.lastSignInAt = now;
       return { ...a };
     });
-    return { session: this.sessions.create(account.id), account: updated, deviceToken: this.#devices.issue(account.id) };
+    return {
+      session: this.sessions.create(account.id),
+      account: updated,
+      deviceToken: this.#devices.issue(account.id),
+    };
   }
 
   #checkSignInLimits(email: string, ip: string, device: KnownDevice | null): void {
@@ -210,7 +231,13 @@ export class AccountService {
       this.sessions.delete(sessionId);
       return { kind: 'none' };
     }
-    return { kind: 'valid', session: found.session, account, idleExpiresAt: found.idleExpiresAt, absoluteExpiresAt: found.absoluteExpiresAt };
+    return {
+      kind: 'valid',
+      session: found.session,
+      account,
+      idleExpiresAt: found.idleExpiresAt,
+      absoluteExpiresAt: found.absoluteExpiresAt,
+    };
   }
 
   signOut(sessionId: string): void {
@@ -234,7 +261,10 @@ export class AccountService {
    * Creates an account awaiting activation and e-mails its activation link. Creating an address
    * that is still awaiting activation sends a fresh link (and takes the new role) instead.
    */
-  async create(actor: Actor, input: { email: string; role: Role }): Promise<{ account: AccountRecord; delivery: LinkDelivery }> {
+  async create(
+    actor: Actor,
+    input: { email: string; role: Role },
+  ): Promise<{ account: AccountRecord; delivery: LinkDelivery }> {
     const email = normaliseEmail(input.email);
     const existing = this.#accounts.find((a) => a.email === email);
     if (existing?.activated) {
@@ -244,7 +274,11 @@ export class AccountService {
     if (!existing) {
       const verdict = this.#newAccounts.check('tenant');
       if (!verdict.allowed) {
-        throw rateLimited('newAccounts', verdict.retryAfterMs, `At most ${LIMITS.newAccounts.count} new accounts may be created per 5 minutes`);
+        throw rateLimited(
+          'newAccounts',
+          verdict.retryAfterMs,
+          `At most ${LIMITS.newAccounts.count} new accounts may be created per 5 minutes`,
+        );
       }
     }
     const now = this.#deps.clock.now();
@@ -307,7 +341,11 @@ export class AccountService {
     const account = this.get(id);
     if (account.tenant) throw tenantProtected('reset the password of');
     if (!account.activated) {
-      throw new RampartError('ACCOUNT_NOT_ACTIVATED', 'This account is not activated yet; resend its activation e-mail instead', { field: 'id' });
+      throw new RampartError(
+        'ACCOUNT_NOT_ACTIVATED',
+        'This account is not activated yet; resend its activation e-mail instead',
+        { field: 'id' },
+      );
     }
     this.#checkMailLimit(account.email);
     await this.#audit(actor, 'account.passwordReset', id);
@@ -346,7 +384,9 @@ export class AccountService {
       a.passwordChangedAt = now;
       if (stored.purpose === 'activate') {
         if (doc.accounts.some((o) => o.id !== a.id && o.activated && o.email === a.email)) {
-          throw new RampartError('EMAIL_IN_USE', `${a.email} already belongs to an activated account`, { field: 'email' });
+          throw new RampartError('EMAIL_IN_USE', `${a.email} already belongs to an activated account`, {
+            field: 'email',
+          });
         }
         a.activated = true;
         a.activatedAt = now;
@@ -361,11 +401,15 @@ export class AccountService {
   async changePassword(actor: Actor, currentPassword: string, newPassword: string): Promise<void> {
     const account = this.get(actor.accountId);
     if (!(await verifyPassword(currentPassword, account.passwordHash ?? DUMMY_HASH))) {
-      throw new RampartError('PASSWORD_WRONG', 'currentPassword: is not your current password', { field: 'currentPassword' });
+      throw new RampartError('PASSWORD_WRONG', 'currentPassword: is not your current password', {
+        field: 'currentPassword',
+      });
     }
     const accepted = checkPasswordRule(newPassword, 'newPassword');
     if (accepted === normalisePassword(currentPassword)) {
-      throw new RampartError('VALIDATION_FAILED', 'newPassword: must differ from the current password', { field: 'newPassword' });
+      throw new RampartError('VALIDATION_FAILED', 'newPassword: must differ from the current password', {
+        field: 'newPassword',
+      });
     }
     const passwordHash = await hashPassword(accepted);
     await this.#mutate(actor, actor.accountId, 'account.password', (a) => {
@@ -379,14 +423,21 @@ export class AccountService {
     const target = this.get(id);
     if (target.tenant) throw tenantProtected(verb);
     if (target.id === actor.accountId) {
-      throw new RampartError('OWN_ACCOUNT_PROTECTED', `You cannot ${verb} your own account`, { field: 'id', params: { verb } });
+      throw new RampartError('OWN_ACCOUNT_PROTECTED', `You cannot ${verb} your own account`, {
+        field: 'id',
+        params: { verb },
+      });
     }
   }
 
   #checkMailLimit(email: string): void {
     const verdict = this.#mailPerAddress.check(email);
     if (!verdict.allowed) {
-      throw rateLimited('activationMail', verdict.retryAfterMs, `An e-mail was sent to ${email} less than 5 minutes ago`);
+      throw rateLimited(
+        'activationMail',
+        verdict.retryAfterMs,
+        `An e-mail was sent to ${email} less than 5 minutes ago`,
+      );
     }
   }
 
@@ -418,7 +469,11 @@ export class AccountService {
   #resolveLink(token: string): { link: LinkRecord; account: AccountRecord } {
     const hash = sha256(token);
     const link = this.#deps.store.data.links.find((l) => l.tokenHash === hash);
-    if (!link) throw new RampartError('LINK_INVALID', 'This link is not valid: it was already used, replaced by a newer one, or mistyped');
+    if (!link)
+      throw new RampartError(
+        'LINK_INVALID',
+        'This link is not valid: it was already used, replaced by a newer one, or mistyped',
+      );
     if (link.expiresAt <= this.#deps.clock.now()) {
       throw new RampartError('LINK_EXPIRED', 'This link has expired; ask an administrator to send a new one');
     }
@@ -452,8 +507,12 @@ function mustFind(accounts: AccountRecord[], id: string): AccountRecord {
 }
 
 function tenantProtected(verb: string): RampartError {
-  return new RampartError('TENANT_ACCOUNT_PROTECTED', `The tenant administrator account cannot be changed: you cannot ${verb} it`, {
-    field: 'id',
-    params: { verb },
-  });
+  return new RampartError(
+    'TENANT_ACCOUNT_PROTECTED',
+    `The tenant administrator account cannot be changed: you cannot ${verb} it`,
+    {
+      field: 'id',
+      params: { verb },
+    },
+  );
 }

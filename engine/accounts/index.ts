@@ -6,7 +6,14 @@
  * browsers out of an account; a browser that signed in before answers only for its own failures.
  */
 export { AccountService, LIMITS } from './account-service.ts';
-export type { AccountServiceDeps, LinkDelivery, AccountFilter, Actor, SignedIn, CurrentSession } from './account-service.ts';
+export type {
+  AccountServiceDeps,
+  LinkDelivery,
+  AccountFilter,
+  Actor,
+  SignedIn,
+  CurrentSession,
+} from './account-service.ts';
 export { checkPasswordRule, hashPassword, verifyPassword, PASSWORD_MIN, PASSWORD_MAX } from './password.ts';
 export { isCommonPassword } from './weak-passwords.ts';
 export { SlidingWindowLimiter } from './rate-limit.ts';

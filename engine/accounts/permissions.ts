@@ -1,15 +1,7 @@
 import type { Role } from '#engine/shared';
 
 /** Console pages (spec 1.6), the unit that roles grant. */
-export const PAGES = [
-  'overview',
-  'logs',
-  'sites',
-  'logConfig',
-  'events',
-  'rules',
-  'enterprise',
-] as const;
+export const PAGES = ['overview', 'logs', 'sites', 'logConfig', 'events', 'rules', 'enterprise'] as const;
 export type Page = (typeof PAGES)[number];
 
 /**

@@ -29,7 +29,13 @@ export class SessionStore {
 
   create(accountId: string): Session {
     const now = this.clock.now();
-    const session = { id: newSecret(this.random), accountId, csrfToken: newSecret(this.random), createdAt: now, lastSeenAt: now };
+    const session = {
+      id: newSecret(this.random),
+      accountId,
+      csrfToken: newSecret(this.random),
+      createdAt: now,
+      lastSeenAt: now,
+    };
     this.#sessions.set(session.id, session);
     return session;
   }

@@ -16,7 +16,17 @@ function list(): ReadonlySet<string> {
   return common;
 }
 
-const LEET: Record<string, string> = { '@': 'a', '4': 'a', '3': 'e', '1': 'i', '!': 'i', '0': 'o', '$': 's', '5': 's', '7': 't' };
+const LEET: Record<string, string> = {
+  '@': 'a',
+  '4': 'a',
+  '3': 'e',
+  '1': 'i',
+  '!': 'i',
+  '0': 'o',
+  $: 's',
+  '5': 's',
+  '7': 't',
+};
 
 function unleet(text: string): string {
   return text.replace(/[@43!1057$]/g, (c) => LEET[c] ?? c);

@@ -66,7 +66,9 @@ export const groupSettingSchema = z
 
 const conditionSchema = z
   .object({
-    location: z.enum(CUSTOM_LOCATIONS.filter((l) => l !== 'all' && l !== 'any') as [ConditionLocation, ...ConditionLocation[]]),
+    location: z.enum(
+      CUSTOM_LOCATIONS.filter((l) => l !== 'all' && l !== 'any') as [ConditionLocation, ...ConditionLocation[]],
+    ),
     name: z.string().max(256, 'must be at most 256 characters').superRefine(visibleText()).default(''),
     pattern: z.string(),
   })
@@ -78,7 +80,10 @@ export const customRuleInputSchema = z
     remark: z.string().trim().max(256, 'must be at most 256 characters').superRefine(visibleText()).default(''),
     enabled: z.boolean().default(true),
     location: z.enum(CUSTOM_LOCATIONS as [CustomLocation, ...CustomLocation[]]),
-    conditions: z.array(conditionSchema).min(1, 'needs at least one regex').max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS}`),
+    conditions: z
+      .array(conditionSchema)
+      .min(1, 'needs at least one regex')
+      .max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS}`),
   })
   .strict();
 export type CustomRuleInput = z.infer<typeof customRuleInputSchema>;
@@ -119,7 +124,8 @@ interface SiteRuntime {
 /** The answer for a request no rule inspected because no rule set is loaded (access log `waf_rule_set`). */
 const RULE_SET_MISSING: WafOutcome = Object.freeze({ ...NO_WAF_MATCH, ruleSet: 'missing' as const });
 
-const fail = (field: string, message: string): RampartError => new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field });
+const fail = (field: string, message: string): RampartError =>
+  new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field });
 
 /**
  * Basic application security rules per site: the 12 groups' switches and protection levels, custom
@@ -206,10 +212,16 @@ export class BasicRulesService {
   async createCustomRule(siteId: string, input: CustomRuleInput): Promise<CustomRuleView> {
     this.#checkRule(siteId, input);
     const now = this.#deps.clock.now();
-    const rule: CustomRuleRecord = { id: newId('cr', this.#deps.random), ...normalise(input), createdAt: now, updatedAt: now };
+    const rule: CustomRuleRecord = {
+      id: newId('cr', this.#deps.random),
+      ...normalise(input),
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.#deps.store.update((doc) => {
       const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
-      if (record.customRules.length >= MAX_CUSTOM_RULES) throw fail('name', `a site can have at most ${MAX_CUSTOM_RULES} custom rules`);
+      if (record.customRules.length >= MAX_CUSTOM_RULES)
+        throw fail('name', `a site can have at most ${MAX_CUSTOM_RULES} custom rules`);
       checkUniqueName(record.customRules, rule);
       record.customRules.push(rule);
     });
@@ -223,7 +235,8 @@ export class BasicRulesService {
       const record = doc.basicRules[siteId];
       const index = record?.customRules.findIndex((r) => r.id === ruleId) ?? -1;
       const existing = record?.customRules[index];
-      if (!record || !existing) throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
+      if (!record || !existing)
+        throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
       const rule: CustomRuleRecord = { ...existing, ...normalise(input), updatedAt: this.#deps.clock.now() };
       checkUniqueName(record.customRules, rule);
       record.customRules[index] = rule;
@@ -238,7 +251,8 @@ export class BasicRulesService {
     await this.#deps.store.update((doc) => {
       const record = doc.basicRules[siteId];
       const index = record?.customRules.findIndex((r) => r.id === ruleId) ?? -1;
-      if (!record || index === -1) throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
+      if (!record || index === -1)
+        throw new RampartError('NOT_FOUND', `No custom rule with ID ${ruleId}`, { field: 'ruleId' });
       record.customRules.splice(index, 1);
     });
     this.#sync();
@@ -268,7 +282,8 @@ export class BasicRulesService {
   /** Location / pattern rules beyond the schema, with the failing field's path. */
   #checkRule(siteId: string, input: CustomRuleInput): void {
     const site = this.#deps.store.data.sites.find((s) => s.id === siteId);
-    if (!site) throw new RampartError('NOT_FOUND', `No site with ID ${siteId}`, { field: 'id', params: { id: siteId } });
+    if (!site)
+      throw new RampartError('NOT_FOUND', `No site with ID ${siteId}`, { field: 'id', params: { id: siteId } });
     const plugin = site.accessMethod === 'plugin';
     const combined = input.location === 'all' || input.location === 'any';
     if (plugin && !combined && !PLUGIN_LOCATIONS.has(input.location as ConditionLocation)) {
@@ -278,9 +293,13 @@ export class BasicRulesService {
       throw fail('conditions', 'this location takes exactly one regex');
     }
     input.conditions.forEach((c, i) => {
-      if (!combined && c.location !== input.location) throw fail(`conditions.${i}.location`, `must be ${input.location}, the rule's location`);
+      if (!combined && c.location !== input.location)
+        throw fail(`conditions.${i}.location`, `must be ${input.location}, the rule's location`);
       if (plugin && !PLUGIN_LOCATIONS.has(c.location)) {
-        throw fail(`conditions.${i}.location`, 'plugin access supports only the locations request URL and request URL parameter name');
+        throw fail(
+          `conditions.${i}.location`,
+          'plugin access supports only the locations request URL and request URL parameter name',
+        );
       }
       if (PAIR_LOCATIONS.has(c.location)) {
         const nameProblem = patternProblem(c.name === '' ? '.*' : c.name);
@@ -307,7 +326,8 @@ export class BasicRulesService {
     // Sites with the same switched-off groups share one compiled WAF.
     const shared = new Map<string, Waf>();
     for (const runtime of this.#runtimes.values()) {
-      if (runtime.generation === generation && runtime.waf) shared.set(runtime.key.slice(0, runtime.key.indexOf(' ')), runtime.waf);
+      if (runtime.generation === generation && runtime.waf)
+        shared.set(runtime.key.slice(0, runtime.key.indexOf(' ')), runtime.waf);
     }
     const present = new Set<string>();
     for (const site of data.sites) {
@@ -319,10 +339,16 @@ export class BasicRulesService {
       this.#runtimes.set(site.id, this.#build(record, key, site.accessMethod === 'plugin', shared));
     }
     for (const id of this.#runtimes.keys()) if (!present.has(id)) this.#runtimes.delete(id);
-    if (this.#fallback?.generation !== generation) this.#fallback = this.#build(undefined, runtimeKey(undefined, false), false, shared);
+    if (this.#fallback?.generation !== generation)
+      this.#fallback = this.#build(undefined, runtimeKey(undefined, false), false, shared);
   }
 
-  #build(record: SiteBasicRulesRecord | undefined, key: string, plugin: boolean, shared: Map<string, Waf>): SiteRuntime {
+  #build(
+    record: SiteBasicRulesRecord | undefined,
+    key: string,
+    plugin: boolean,
+    shared: Map<string, Waf>,
+  ): SiteRuntime {
     const loaded = this.#deps.ruleSets.current;
     const settings = RULE_GROUPS.map((g) => record?.groups[g.id] ?? DEFAULT_GROUP);
     const crsGroups = RULE_GROUPS.map((g) => String(g.crsFile) as GroupId);
@@ -364,7 +390,8 @@ export class BasicRulesService {
   /** The verdict pipeline's WAF stage. */
   inspect(facts: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome {
     const runtime = this.#runtime(site.id);
-    if (runtime === null || (runtime.waf === null && runtime.custom === null)) return runtime?.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH;
+    if (runtime === null || (runtime.waf === null && runtime.custom === null))
+      return runtime?.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH;
     const headers = clientHeaders(facts);
     if (this.#deps.compatibilityLog) this.#marker(facts, headers);
     const ruleIds: string[] = [];
@@ -392,7 +419,9 @@ export class BasicRulesService {
     }
     if (blocked && site.accessMethod === 'plugin' && site.runMode === 'block') this.#deny(site.id, srcIp);
     if (ruleIds.length === 0 && !blocked) return runtime.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH;
-    return runtime.ruleSetMissing ? { blocked, ruleIds, categories, score, ruleSet: 'missing' } : { blocked, ruleIds, categories, score };
+    return runtime.ruleSetMissing
+      ? { blocked, ruleIds, categories, score, ruleSet: 'missing' }
+      : { blocked, ruleIds, categories, score };
   }
 
   /** go-ftw brackets each test with requests carrying X-CRS-Test and waits for the value in the log. */
@@ -440,7 +469,10 @@ function runtimeKey(record: SiteBasicRulesRecord | undefined, plugin: boolean): 
 function checkUniqueName(rules: readonly CustomRuleRecord[], rule: CustomRuleRecord): void {
   const name = rule.name.toLowerCase();
   if (rules.some((r) => r.id !== rule.id && r.name.toLowerCase() === name)) {
-    throw new RampartError('NAME_TAKEN', `name: a custom rule named "${rule.name}" already exists`, { field: 'name', params: { name: rule.name } });
+    throw new RampartError('NAME_TAKEN', `name: a custom rule named "${rule.name}" already exists`, {
+      field: 'name',
+      params: { name: rule.name },
+    });
   }
 }
 
@@ -456,9 +488,11 @@ function normalise(input: CustomRuleInput): Omit<CustomRuleRecord, 'id' | 'creat
     remark: input.remark,
     enabled: input.enabled,
     location: input.location,
-    conditions: input.conditions.map(
-      (c): CustomRuleCondition => ({ location: c.location, name: PAIR_LOCATIONS.has(c.location) ? c.name || '.*' : '', pattern: c.pattern }),
-    ),
+    conditions: input.conditions.map((c): CustomRuleCondition => ({
+      location: c.location,
+      name: PAIR_LOCATIONS.has(c.location) ? c.name || '.*' : '',
+      pattern: c.pattern,
+    })),
   };
 }
 

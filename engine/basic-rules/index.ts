@@ -15,4 +15,10 @@ export {
   groupSettingSchema,
   customRuleInputSchema,
 } from './basic-rules-service.ts';
-export type { BasicRulesServiceDeps, BasicRuleGroupView, GroupRuleView, CustomRuleInput, CustomRuleView } from './basic-rules-service.ts';
+export type {
+  BasicRulesServiceDeps,
+  BasicRuleGroupView,
+  GroupRuleView,
+  CustomRuleInput,
+  CustomRuleView,
+} from './basic-rules-service.ts';

@@ -78,7 +78,7 @@ const one = (v: string | string[] | undefined): string => (typeof v === 'string'
 
 export function customRequest(facts: RequestFacts, srcIp: string, headers: [string, string][]): CustomRequest {
   const q = facts.uri.indexOf('?');
-  const query = q === -1 ? '' : facts.uri.slice(q + 1).split('#', 1)[0] ?? '';
+  const query = q === -1 ? '' : (facts.uri.slice(q + 1).split('#', 1)[0] ?? '');
   return {
     url: facts.uri,
     params: formPairs(query),

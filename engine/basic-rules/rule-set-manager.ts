@@ -152,7 +152,10 @@ export class RuleSetManager {
       await this.#install(record);
     } catch (error) {
       this.#fail(error);
-      this.#deps.logger.warn({ err: error, source: record.source, dir: record.dir }, 'the Core Rule Set could not be loaded');
+      this.#deps.logger.warn(
+        { err: error, source: record.source, dir: record.dir },
+        'the Core Rule Set could not be loaded',
+      );
     }
   }
 
@@ -177,9 +180,14 @@ export class RuleSetManager {
     return this.#serial(async () => {
       // A relative path would depend on the engine's working directory (and echo it).
       if (dir !== null && !isAbsolute(dir)) {
-        throw new RampartError('VALIDATION_FAILED', 'dir: must be an absolute path (for example /usr/share/modsecurity-crs)', { field: 'dir' });
+        throw new RampartError(
+          'VALIDATION_FAILED',
+          'dir: must be an absolute path (for example /usr/share/modsecurity-crs)',
+          { field: 'dir' },
+        );
       }
-      const record: RuleSetSourceRecord = dir === null ? { source: 'auto', dir: null } : { source: 'dir', dir: resolve(dir) };
+      const record: RuleSetSourceRecord =
+        dir === null ? { source: 'auto', dir: null } : { source: 'dir', dir: resolve(dir) };
       try {
         await this.#install(record);
       } catch (error) {
@@ -195,11 +203,16 @@ export class RuleSetManager {
   /** Installs a CRS release archive (.tar.gz / .tgz / .zip) into the data directory and runs it. */
   upload(fileName: string, content: Buffer): Promise<RuleSetStatus> {
     return this.#serial(async () => {
-      if (content.length === 0) throw new RampartError('VALIDATION_FAILED', 'contentBase64: the archive is empty', { field: 'contentBase64' });
+      if (content.length === 0)
+        throw new RampartError('VALIDATION_FAILED', 'contentBase64: the archive is empty', { field: 'contentBase64' });
       if (content.length > MAX_UPLOAD_BYTES) {
-        throw new RampartError('PAYLOAD_TOO_LARGE', `contentBase64: the archive must be at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`, {
-          field: 'contentBase64',
-        });
+        throw new RampartError(
+          'PAYLOAD_TOO_LARGE',
+          `contentBase64: the archive must be at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`,
+          {
+            field: 'contentBase64',
+          },
+        );
       }
       const base = join(this.#deps.dataDir, 'rule-sets');
       await mkdir(base, { recursive: true, mode: 0o700 });
@@ -241,13 +254,19 @@ export class RuleSetManager {
     if (first) {
       const more = ruleSet.problems.length > 1 ? ` (and ${ruleSet.problems.length - 1} more)` : '';
       const file = shown(first.file);
-      throw new LoadFailure(`${file}:${first.line}: ${hidePaths(first.message, ruleSet.root)}${more}`, file, first.line);
+      throw new LoadFailure(
+        `${file}:${first.line}: ${hidePaths(first.message, ruleSet.root)}${more}`,
+        file,
+        first.line,
+      );
     }
     const recommended = parseSecLang(RECOMMENDED, RECOMMENDED_FILE);
     ruleSet.directives.unshift(...recommended.directives);
     const levels = ruleLevels(ruleSet.directives);
     if (!levels.some((r) => r.scoring)) {
-      throw new LoadFailure(`${label}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`);
+      throw new LoadFailure(
+        `${label}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`,
+      );
     }
     const settings = this.#deps.waf;
     // Compile the all-groups instance now: it proves the set compiles and most sites use it.
@@ -261,7 +280,10 @@ export class RuleSetManager {
       const key = disabled.toSorted().join(',');
       let waf = cache.get(key);
       if (!waf) {
-        waf = createWaf(ruleSet, { ...settings, groups: Object.fromEntries(disabled.map((g) => [g, { enabled: false }])) });
+        waf = createWaf(ruleSet, {
+          ...settings,
+          groups: Object.fromEntries(disabled.map((g) => [g, { enabled: false }])),
+        });
         compilations++;
         cache.set(key, waf);
       }
@@ -287,7 +309,11 @@ export class RuleSetManager {
     this.#source = record.source === 'auto' ? 'detected' : record.source === 'dir' ? 'configured' : 'uploaded';
     this.#dir = found.dir;
     this.#loadedAt = this.#deps.clock.now();
-    this.#problems = full.problems.map((p) => ({ file: shown(p.file), line: p.line, message: hidePaths(p.message, ruleSet.root) }));
+    this.#problems = full.problems.map((p) => ({
+      file: shown(p.file),
+      line: p.line,
+      message: hidePaths(p.message, ruleSet.root),
+    }));
     this.#lastError = null;
     this.#deps.logger.info(
       { dir: found.dir, version: ruleSet.version, rules: full.ruleCount, leftOut: full.problems.length },
@@ -313,7 +339,9 @@ export class RuleSetManager {
       return found;
     }
     if (!existsSync(join(record.dir, 'rules'))) {
-      throw new LoadFailure(`${labelOf(record)}: has no rules/ folder (expected a CRS release: crs-setup.conf.example and rules/*.conf)`);
+      throw new LoadFailure(
+        `${labelOf(record)}: has no rules/ folder (expected a CRS release: crs-setup.conf.example and rules/*.conf)`,
+      );
     }
     if (resolve(record.dir) === DEBIAN_LOCATION.dir) {
       const debian = detectRuleSetDir();
@@ -324,7 +352,8 @@ export class RuleSetManager {
   }
 
   #fail(error: unknown): LoadFailure {
-    const failure = error instanceof LoadFailure ? error : new LoadFailure(error instanceof Error ? error.message : String(error));
+    const failure =
+      error instanceof LoadFailure ? error : new LoadFailure(error instanceof Error ? error.message : String(error));
     this.#lastError = { message: failure.message, file: failure.file, line: failure.line, at: this.#deps.clock.now() };
     return failure;
   }
@@ -333,9 +362,13 @@ export class RuleSetManager {
     if (error instanceof RampartError) return error;
     const failure = this.#fail(error);
     const kept = this.#current ? ' The previous rule set keeps running.' : '';
-    return new RampartError('VALIDATION_FAILED', `${field}: the rule set cannot be loaded: ${failure.message}.${kept}`, {
-      field,
-      params: failure.line === null ? {} : { file: failure.file ?? '', line: failure.line },
-    });
+    return new RampartError(
+      'VALIDATION_FAILED',
+      `${field}: the rule set cannot be loaded: ${failure.message}.${kept}`,
+      {
+        field,
+        params: failure.line === null ? {} : { file: failure.file ?? '', line: failure.line },
+      },
+    );
   }
 }

@@ -6,7 +6,13 @@
  */
 export { ConfigStore, CONFIG_FILE_NAME } from './config-store.ts';
 export { DurableJsonFile } from './durable-file.ts';
-export { SCHEMA_VERSION, emptyDocument, defaultSiteGlobal, DEFAULT_TOKEN_COOKIE, DEFAULT_IDENTITY_COOKIE } from './document.ts';
+export {
+  SCHEMA_VERSION,
+  emptyDocument,
+  defaultSiteGlobal,
+  DEFAULT_TOKEN_COOKIE,
+  DEFAULT_IDENTITY_COOKIE,
+} from './document.ts';
 export { migrate, type Migration } from './migrations.ts';
 export type {
   ConfigDocument,

@@ -104,7 +104,8 @@ const PAGE_CSP = (inline: boolean): string =>
   ].join('; ');
 
 /** `::ffff:127.0.0.1` (an IPv4 peer of a dual-stack socket) as `127.0.0.1`. */
-const plainAddress = (address: string): string => (address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address);
+const plainAddress = (address: string): string =>
+  address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 
 function addressList(entries: readonly string[]): BlockList {
   const list = new BlockList();
@@ -128,7 +129,14 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     error.code === 'HPE_HEADER_OVERFLOW'
       ? [431, new RampartError('PAYLOAD_TOO_LARGE', `head: must be at most ${HEAD_LIMIT} bytes`, { field: 'head' })]
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, new RampartError('VALIDATION_FAILED', `request: must arrive within ${HEAD_TIMEOUT_MS / 1000} s (head) and ${REQUEST_TIMEOUT_MS / 1000} s (whole)`, { field: 'request' })]
+        ? [
+            408,
+            new RampartError(
+              'VALIDATION_FAILED',
+              `request: must arrive within ${HEAD_TIMEOUT_MS / 1000} s (head) and ${REQUEST_TIMEOUT_MS / 1000} s (whole)`,
+              { field: 'request' },
+            ),
+          ]
         : [400, new RampartError('VALIDATION_FAILED', 'request: is not valid HTTP/1.1', { field: 'request' })];
   // An answer already under way cannot be followed by another: then the connection only ends.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
@@ -181,7 +189,10 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       res.writeHead(answer.status, { 'x-rampart-guard': answer.guard ?? '' });
       res.end();
     } else {
-      res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer.json) });
+      res.writeHead(answer.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(answer.json),
+      });
       res.end(answer.json);
     }
   };
@@ -284,23 +295,34 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     }
     const e = error as { statusCode?: number; code?: string };
     if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.status(413).send(errorBody(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${GATEWAY_BODY_LIMIT} bytes`)));
+      return reply
+        .status(413)
+        .send(errorBody(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${GATEWAY_BODY_LIMIT} bytes`)));
     }
     if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) {
-      return reply.status(400).send(errorBody(new RampartError('INVALID_JSON', 'body: is not valid JSON', { field: 'body' })));
+      return reply
+        .status(400)
+        .send(errorBody(new RampartError('INVALID_JSON', 'body: is not valid JSON', { field: 'body' })));
     }
     logger.error({ err: error, url: request.url }, 'gateway request failed');
     return reply.status(500).send(errorBody(new RampartError('INTERNAL', 'Internal error')));
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send(errorBody(new RampartError('ROUTE_NOT_FOUND', `No such route: ${request.method} ${request.url.split('?')[0] ?? ''}`))),
+    reply
+      .status(404)
+      .send(
+        errorBody(
+          new RampartError('ROUTE_NOT_FOUND', `No such route: ${request.method} ${request.url.split('?')[0] ?? ''}`),
+        ),
+      ),
   );
 
   /** The site named by X-Rampart-Site; with `keyed`, the Access Key must match too. */
   const siteFrom = (headers: Headers, querySite: string | undefined, keyed: boolean, from: string): CompiledSite => {
     const id = header(headers, 'x-rampart-site') ?? querySite ?? '';
     const site = id.length <= 64 ? sites.compiled(id) : undefined;
-    if (!site) throw new RampartError('SITE_UNKNOWN', `No site with ID "${id.slice(0, 64)}"`, { field: 'X-Rampart-Site' });
+    if (!site)
+      throw new RampartError('SITE_UNKNOWN', `No site with ID "${id.slice(0, 64)}"`, { field: 'X-Rampart-Site' });
     if (keyed) {
       const key = header(headers, 'x-rampart-key') ?? '';
       if (!safeEqual(key, sites.global().accessKey)) {
@@ -309,9 +331,13 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
           lastKeyWarning = now;
           logger.warn({ site: id, from }, 'gateway presented a wrong Access Key');
         }
-        throw new RampartError('ACCESS_KEY_INVALID', 'The Access Key is missing or wrong; download the plugin bundle again', {
-          field: 'X-Rampart-Key',
-        });
+        throw new RampartError(
+          'ACCESS_KEY_INVALID',
+          'The Access Key is missing or wrong; download the plugin bundle again',
+          {
+            field: 'X-Rampart-Key',
+          },
+        );
       }
     }
     return site;
@@ -350,13 +376,21 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
-  function verdictFor(headers: Headers, method: string, peer: string, body: Buffer | undefined): { status: number; guard: string } {
+  function verdictFor(
+    headers: Headers,
+    method: string,
+    peer: string,
+    body: Buffer | undefined,
+  ): { status: number; guard: string } {
     const site = siteFrom(headers, undefined, true, peer);
     sites.markSeen(site.id);
     const facts = factsFrom(headers, method, peer, body);
     const verdict = decide(site, facts, deps.ports);
     log(site, facts, verdict);
-    return { status: verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403, guard: verdict.guardStatus };
+    return {
+      status: verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403,
+      guard: verdict.guardStatus,
+    };
   }
 
   // A verdict head too large to read whole (over HEAD_LIMIT): the site and key are among its first
@@ -381,7 +415,10 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       };
       const time = clock.now();
       const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
-      logStore.append(accessLogName(site.id), { ...accessRecord(site, facts, verdict, time, intel, null), head_bytes: headBytes });
+      logStore.append(accessLogName(site.id), {
+        ...accessRecord(site, facts, verdict, time, intel, null),
+        head_bytes: headBytes,
+      });
       logger.warn({ site: site.id, headBytes, action: verdict.action }, 'verdict head over the size limit');
       return { status: block ? 403 : 204, guard: verdict.guardStatus };
     } catch (error) {
@@ -403,7 +440,9 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     } | null;
     const field = (name: string, value: unknown, max: number): string => {
       if (typeof value !== 'string' || value.length > max) {
-        throw new RampartError('VALIDATION_FAILED', `${name}: must be a string of at most ${max} characters`, { field: name });
+        throw new RampartError('VALIDATION_FAILED', `${name}: must be a string of at most ${max} characters`, {
+          field: name,
+        });
       }
       return value;
     };
@@ -413,14 +452,18 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       }
       return value;
     };
-    if (typeof body !== 'object' || body === null) throw new RampartError('VALIDATION_FAILED', 'body: must be a JSON object', { field: 'body' });
+    if (typeof body !== 'object' || body === null)
+      throw new RampartError('VALIDATION_FAILED', 'body: must be a JSON object', { field: 'body' });
     const headers: Record<string, string> = {};
     if (body.headers !== undefined) {
       if (typeof body.headers !== 'object' || body.headers === null || Array.isArray(body.headers)) {
-        throw new RampartError('VALIDATION_FAILED', 'headers: must be an object of header names to values', { field: 'headers' });
+        throw new RampartError('VALIDATION_FAILED', 'headers: must be an object of header names to values', {
+          field: 'headers',
+        });
       }
       const entries = Object.entries(body.headers as Record<string, unknown>);
-      if (entries.length > 200) throw new RampartError('VALIDATION_FAILED', 'headers: at most 200 headers', { field: 'headers' });
+      if (entries.length > 200)
+        throw new RampartError('VALIDATION_FAILED', 'headers: at most 200 headers', { field: 'headers' });
       for (const [name, value] of entries) headers[name.toLowerCase()] = field(`headers.${name}`, value, 16_384);
     }
     const facts: RequestFacts = {
@@ -439,7 +482,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
         throw new RampartError('VALIDATION_FAILED', 'bodyBase64: must be base64', { field: 'bodyBase64' });
       }
       const decoded = Buffer.from(encoded, 'base64');
-      if (decoded.length > 0) facts.body = decoded.length > bodyLimit + 1 ? decoded.subarray(0, bodyLimit + 1) : decoded;
+      if (decoded.length > 0)
+        facts.body = decoded.length > bodyLimit + 1 ? decoded.subarray(0, bodyLimit + 1) : decoded;
     }
     const verdict = decide(site, facts, deps.ports);
     log(site, facts, verdict);
@@ -457,12 +501,20 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   app.post('/_rampart/heartbeat', (request, reply) => {
     const site = siteOf(request, true);
     const version = (request.body as { version?: unknown } | null)?.version;
-    sites.recordHeartbeat(site.id, { version: typeof version === 'string' ? version.slice(0, 32) : '', address: request.ip });
+    sites.recordHeartbeat(site.id, {
+      version: typeof version === 'string' ? version.slice(0, 32) : '',
+      address: request.ip,
+    });
     return reply.status(204).send();
   });
 
   const page = (reply: FastifyReply, site: CompiledSite, status: number, html: string): FastifyReply =>
-    reply.status(status).header('cache-control', NO_STORE).header('content-security-policy', pageCsp).type('text/html; charset=utf-8').send(html);
+    reply
+      .status(status)
+      .header('cache-control', NO_STORE)
+      .header('content-security-policy', pageCsp)
+      .type('text/html; charset=utf-8')
+      .send(html);
 
   app.get('/_rampart/reload', (request, reply) => {
     const site = siteOf(request, false);
@@ -477,7 +529,10 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   app.get('/_rampart/probe.js', (request, reply) => {
     const site = siteOf(request, false);
     const mode = (request.query as { mode?: string }).mode === 'page' ? 'page' : 'reload';
-    return reply.header('cache-control', NO_STORE).type('application/javascript; charset=utf-8').send(deps.probe.script(site, mode));
+    return reply
+      .header('cache-control', NO_STORE)
+      .type('application/javascript; charset=utf-8')
+      .send(deps.probe.script(site, mode));
   });
 
   app.post('/_rampart/report', (request, reply) => {

@@ -28,7 +28,11 @@ function cookie(name: string, value: string, secure: boolean, maxAge?: number): 
 export function probePort(probe: ProbeService, clock: Clock): ProbePort {
   const challengeFor = (site: CompiledSite) =>
     site.powDifficulty > 0
-      ? probe.challenges.issueChallenge({ siteId: site.id, difficulty: site.powDifficulty, ttlSeconds: site.tokenTtlSeconds + 60 })
+      ? probe.challenges.issueChallenge({
+          siteId: site.id,
+          difficulty: site.powDifficulty,
+          ttlSeconds: site.tokenTtlSeconds + 60,
+        })
       : null;
 
   return {
@@ -70,7 +74,10 @@ export function probePort(probe: ProbeService, clock: Clock): ProbePort {
         return {
           status: 400,
           cookies: [],
-          body: { error: { code: assessed.error.code, message: assessed.error.message, field: assessed.error.field }, ...(next ? { next } : {}) },
+          body: {
+            error: { code: assessed.error.code, message: assessed.error.message, field: assessed.error.field },
+            ...(next ? { next } : {}),
+          },
           detectionRecord: {
             _timestamp: Math.floor(now / 1000) * 1000,
             site_id: site.id,
@@ -92,7 +99,12 @@ export function probePort(probe: ProbeService, clock: Clock): ProbePort {
       const record = { ...detectionRecord(assessment, assessCtx), device_id: deviceId };
       const bot = assessment.verdict === 'bot' && site.browserFeatureDetection;
       if (bot && site.runMode === 'block' && site.accessMethod !== 'bypass') {
-        return { status: site.blockStatus, cookies, body: reportResponse({ ttlSeconds: site.tokenTtlSeconds, blockHtml: site.blockContent, next }), detectionRecord: record };
+        return {
+          status: site.blockStatus,
+          cookies,
+          body: reportResponse({ ttlSeconds: site.tokenTtlSeconds, blockHtml: site.blockContent, next }),
+          detectionRecord: record,
+        };
       }
       const token = probe.tokens.issue({
         siteId: site.id,
@@ -102,7 +114,12 @@ export function probePort(probe: ProbeService, clock: Clock): ProbePort {
         bot,
       });
       cookies.push(cookie(site.tokenCookieName, token, secure));
-      return { status: 200, cookies, body: reportResponse({ ttlSeconds: site.tokenTtlSeconds, next }), detectionRecord: record };
+      return {
+        status: 200,
+        cookies,
+        body: reportResponse({ ttlSeconds: site.tokenTtlSeconds, next }),
+        detectionRecord: record,
+      };
     },
   };
 }

@@ -93,7 +93,8 @@ function date(): string {
 
 /** RFC 9110 token characters, by character code. */
 const TOKEN = new Uint8Array(256);
-for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TOKEN[c.charCodeAt(0)] = 1;
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+  TOKEN[c.charCodeAt(0)] = 1;
 
 /**
  * The head of one request (without its final CRLFCRLF, read as latin1 like Node does) as header
@@ -199,7 +200,8 @@ function response(answer: VerdictAnswer, head: boolean, close: boolean, keepAliv
   return `${status}x-rampart-guard: ${answer.guard ?? ''}\r\n${length}${date()}${connection}\r\n`;
 }
 
-const timeoutAnswer = (): string => `HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n${date()}Connection: close\r\n\r\n`;
+const timeoutAnswer = (): string =>
+  `HTTP/1.1 408 Request Timeout\r\ncontent-length: 0\r\n${date()}Connection: close\r\n\r\n`;
 
 /** The longest verdict request line (a 16-letter method) fits in this many bytes. */
 const REQUEST_LINE_MAX = 64;
@@ -345,7 +347,12 @@ export function serveVerdictConnection(socket: Socket, options: VerdictConnectio
         break;
       }
       const body = head.bodyLength > 0 ? data.subarray(bodyStart, bodyStart + head.bodyLength) : undefined;
-      out += response(options.answer(head.headers, head.method, peer, body), head.method === 'HEAD', head.close, keepAlive);
+      out += response(
+        options.answer(head.headers, head.method, peer, body),
+        head.method === 'HEAD',
+        head.close,
+        keepAlive,
+      );
       offset = bodyStart + head.bodyLength;
       if (head.close) return close(out);
     }

@@ -17,9 +17,7 @@ export const licencePayloadSchema = z
     enterpriseId: z.string().min(1).max(64),
     customerName: z.string().min(1).max(200),
     issuedAt: isoDate,
-    modules: z
-      .array(z.object({ module: z.enum(MODULES), expiresAt: isoDate }).strict())
-      .max(MODULES.length),
+    modules: z.array(z.object({ module: z.enum(MODULES), expiresAt: isoDate }).strict()).max(MODULES.length),
     purchases: z
       .array(
         z
@@ -60,20 +58,28 @@ export function signLicence(payload: LicencePayload, privateKeyPem: string): str
 /** Parses and verifies a licence file; any defect is a RampartError saying which. */
 export function verifyLicence(text: string, publicKeyPem: string): LicencePayload {
   if (Buffer.byteLength(text) > MAX_LICENCE_BYTES) {
-    throw new RampartError('LICENCE_MALFORMED', `content: a licence file is at most ${MAX_LICENCE_BYTES} bytes`, { field: 'content' });
+    throw new RampartError('LICENCE_MALFORMED', `content: a licence file is at most ${MAX_LICENCE_BYTES} bytes`, {
+      field: 'content',
+    });
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new RampartError('LICENCE_MALFORMED', 'content: is not a Rampart licence file (not JSON)', { field: 'content' });
+    throw new RampartError('LICENCE_MALFORMED', 'content: is not a Rampart licence file (not JSON)', {
+      field: 'content',
+    });
   }
   const envelope = envelopeSchema.safeParse(raw);
   if (!envelope.success) {
     const issue = envelope.error.issues[0];
-    throw new RampartError('LICENCE_MALFORMED', `content: ${issue?.path.join('.') || 'file'} ${issue?.message ?? 'is invalid'}`, {
-      field: 'content',
-    });
+    throw new RampartError(
+      'LICENCE_MALFORMED',
+      `content: ${issue?.path.join('.') || 'file'} ${issue?.message ?? 'is invalid'}`,
+      {
+        field: 'content',
+      },
+    );
   }
   const bytes = Buffer.from(envelope.data.payload, 'base64');
   let valid: boolean;
@@ -86,9 +92,13 @@ export function verifyLicence(text: string, publicKeyPem: string): LicencePayloa
     valid = false;
   }
   if (!valid) {
-    throw new RampartError('LICENCE_SIGNATURE_INVALID', 'content: the licence signature does not match the vendor key', {
-      field: 'content',
-    });
+    throw new RampartError(
+      'LICENCE_SIGNATURE_INVALID',
+      'content: the licence signature does not match the vendor key',
+      {
+        field: 'content',
+      },
+    );
   }
   let payloadRaw: unknown;
   try {
@@ -99,14 +109,21 @@ export function verifyLicence(text: string, publicKeyPem: string): LicencePayloa
   const payload = licencePayloadSchema.safeParse(payloadRaw);
   if (!payload.success) {
     const issue = payload.error.issues[0];
-    throw new RampartError('LICENCE_MALFORMED', `content: payload.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`, {
-      field: 'content',
-    });
+    throw new RampartError(
+      'LICENCE_MALFORMED',
+      `content: payload.${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}`,
+      {
+        field: 'content',
+      },
+    );
   }
   return payload.data;
 }
 
 export function generateVendorKeyPair(): { privateKeyPem: string; publicKeyPem: string } {
   const pair = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
-  return { privateKeyPem: forge.pki.privateKeyToPem(pair.privateKey), publicKeyPem: forge.pki.publicKeyToPem(pair.publicKey) };
+  return {
+    privateKeyPem: forge.pki.privateKeyToPem(pair.privateKey),
+    publicKeyPem: forge.pki.publicKeyToPem(pair.publicKey),
+  };
 }

@@ -33,12 +33,20 @@ const settingsSchema = z.object({
   RAMPART_GATEWAY_PORT: port.default(9081),
   RAMPART_GATEWAY_ADDRESS: z
     .string()
-    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, the address gateways use to reach Rampart')
+    .regex(
+      /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/,
+      'must be host:port, the address gateways use to reach Rampart',
+    )
     .optional(),
   RAMPART_GATEWAY_OVERSIZE_HEAD: z.enum(['pass', 'block'], { error: 'must be pass or block' }).default('pass'),
   RAMPART_GATEWAY_TRUSTED: z
     .string()
-    .transform((v) => v.split(',').map((e) => e.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    )
     .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
     .optional(),
   RAMPART_GATEWAY_PAGES_INLINE: bool.default(false),
@@ -59,7 +67,9 @@ const settingsSchema = z.object({
   RAMPART_INTEL_COUNTRY_DB: z.string().min(1).optional(),
   RAMPART_INTEL_ASN_DB: z.string().min(1).optional(),
   RAMPART_WAF_BODY_LIMIT: positiveInt.default(131_072),
-  RAMPART_WAF_BODY_LIMIT_ACTION: z.enum(['Reject', 'ProcessPartial'], { error: 'must be Reject or ProcessPartial' }).default('Reject'),
+  RAMPART_WAF_BODY_LIMIT_ACTION: z
+    .enum(['Reject', 'ProcessPartial'], { error: 'must be Reject or ProcessPartial' })
+    .default('Reject'),
   RAMPART_WAF_COMPAT_LOG: z.string().min(1).optional(),
   RAMPART_SMTP_HOST: z.string().min(1).optional(),
   RAMPART_SMTP_PORT: port.default(587),
@@ -198,9 +208,10 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
   }
   const dataDir = isAbsolute(s.RAMPART_DATA) ? s.RAMPART_DATA : resolve(s.RAMPART_DATA);
   const scheme = tls ? 'https' : 'http';
-  const hostForUrl = s.RAMPART_CONSOLE_HOST.includes(':') && !s.RAMPART_CONSOLE_HOST.startsWith('[')
-    ? `[${s.RAMPART_CONSOLE_HOST}]`
-    : s.RAMPART_CONSOLE_HOST;
+  const hostForUrl =
+    s.RAMPART_CONSOLE_HOST.includes(':') && !s.RAMPART_CONSOLE_HOST.startsWith('[')
+      ? `[${s.RAMPART_CONSOLE_HOST}]`
+      : s.RAMPART_CONSOLE_HOST;
   const publicUrl = (s.RAMPART_PUBLIC_URL ?? `${scheme}://${hostForUrl}:${s.RAMPART_CONSOLE_PORT}`).replace(/\/+$/, '');
   return {
     dataDir,
@@ -222,9 +233,16 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       absoluteMs: s.RAMPART_SESSION_ABSOLUTE_HOURS * 3_600_000,
     },
     licencePublicKeyFile: s.RAMPART_LICENCE_PUBLIC_KEY,
-    waf: { bodyLimit: s.RAMPART_WAF_BODY_LIMIT, bodyLimitAction: s.RAMPART_WAF_BODY_LIMIT_ACTION, compatLogFile: s.RAMPART_WAF_COMPAT_LOG },
+    waf: {
+      bodyLimit: s.RAMPART_WAF_BODY_LIMIT,
+      bodyLimitAction: s.RAMPART_WAF_BODY_LIMIT_ACTION,
+      compatLogFile: s.RAMPART_WAF_COMPAT_LOG,
+    },
     intel: {
-      cityDb: (s.RAMPART_INTEL_CITY_DB ?? '').split(',').map((p) => p.trim()).filter(Boolean),
+      cityDb: (s.RAMPART_INTEL_CITY_DB ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
       countryDb: s.RAMPART_INTEL_COUNTRY_DB,
       asnDb: s.RAMPART_INTEL_ASN_DB,
     },

@@ -76,7 +76,13 @@ export class RampartError extends Error {
 /** The problems an error stands for: its list, or itself when it names one field. */
 export function problemsOf(error: RampartError): FieldProblem[] {
   if (error.problems.length > 0) return [...error.problems];
-  return [{ field: error.field ?? '', message: error.message, ...(Object.keys(error.params).length > 0 ? { params: error.params } : {}) }];
+  return [
+    {
+      field: error.field ?? '',
+      message: error.message,
+      ...(Object.keys(error.params).length > 0 ? { params: error.params } : {}),
+    },
+  ];
 }
 
 /** One VALIDATION_FAILED error reporting every problem; the first one also fills `field` and `message`. */

@@ -12,11 +12,13 @@ import type { z } from 'zod';
 // eslint-disable-next-line no-control-regex -- control characters are what these patterns look for.
 const SINGLE_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 // The same, less tab, line feed and carriage return: for content that is text by nature (a page).
-// eslint-disable-next-line no-control-regex -- as above.
-const MULTI_LINE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
+const MULTI_LINE =
+  // eslint-disable-next-line no-control-regex -- as above.
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-const codePoint = (char: string): string => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+const codePoint = (char: string): string =>
+  `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
 /**
  * Why `value` may not be stored as free text, or null. `multiline` allows tab, LF and CR (page content),

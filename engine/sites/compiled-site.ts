@@ -1,4 +1,12 @@
-import type { AccessMethod, ListMode, RunMode, SiteGlobalRecord, SiteRecord, XffMode, SourceIpMode } from '#engine/config-store';
+import type {
+  AccessMethod,
+  ListMode,
+  RunMode,
+  SiteGlobalRecord,
+  SiteRecord,
+  XffMode,
+  SourceIpMode,
+} from '#engine/config-store';
 import { isRampartError, problemsOf, validationFailed, type Edition, type FieldProblem } from '#engine/shared';
 import { compileIpList, compilePathList, compilePathRegexList, type IpMatcher, type PathMatcher } from './lists.ts';
 
@@ -54,7 +62,12 @@ function gather<T>(problems: FieldProblem[], fallback: T, compile: () => T): T {
 const NO_PATHS: PathMatcher = { empty: true, test: () => false };
 const NO_IPS: IpMatcher = { empty: true, has: () => false };
 
-function compileList(list: SiteRecord['passList'], field: string, regexPaths: boolean, problems: FieldProblem[]): CompiledList {
+function compileList(
+  list: SiteRecord['passList'],
+  field: string,
+  regexPaths: boolean,
+  problems: FieldProblem[],
+): CompiledList {
   const path = gather(problems, NO_PATHS, () =>
     regexPaths ? compilePathRegexList(list.paths, `${field}.paths`) : compilePathList(list.paths, `${field}.paths`),
   );
@@ -71,7 +84,9 @@ export function compileSite(site: SiteRecord, global: SiteGlobalRecord, edition:
   const checkList = compileList(site.checkList, 'checkList', false, problems);
   const passList = compileList(site.passList, 'passList', true, problems);
   const blockList = compileList(site.blockList, 'blockList', true, problems);
-  const trusted = gather(problems, NO_IPS, () => compileIpList(site.sourceIp.trustedSources, 'sourceIp.trustedSources'));
+  const trusted = gather(problems, NO_IPS, () =>
+    compileIpList(site.sourceIp.trustedSources, 'sourceIp.trustedSources'),
+  );
   if (problems.length > 0) throw validationFailed(problems);
   const perSite = edition === 'A';
   return {

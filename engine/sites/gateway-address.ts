@@ -66,7 +66,10 @@ export function gatewayAddressProblem(value: string): string | null {
   if (v6 !== undefined && isIP(v6) !== 6) return 'must have a valid IPv6 address in brackets';
   const name = match[3];
   if (name !== undefined && isIP(name) === 0) {
-    if (name.length > 253 || name.split('.').some((label) => label.length === 0 || label.length > 63 || /^-|-$/.test(label))) {
+    if (
+      name.length > 253 ||
+      name.split('.').some((label) => label.length === 0 || label.length > 63 || /^-|-$/.test(label))
+    ) {
       return 'must have a valid host name';
     }
   }

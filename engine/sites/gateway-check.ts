@@ -33,12 +33,17 @@ export function checkGatewayAddress(address: string, siteId: string, timeoutMs =
       return;
     }
     url.searchParams.set('site', siteId);
-    const req = request(url, { method: 'GET', timeout: timeoutMs, headers: { 'x-rampart-site': siteId, connection: 'close' } }, (res) => {
-      res.resume();
-      const type = res.headers['content-type'] ?? '';
-      if (res.statusCode === 200 && type.startsWith('application/javascript')) done({ reachable: true, problem: null, detail: null });
-      else done({ reachable: false, problem: 'not_rampart', detail: `HTTP ${res.statusCode ?? 0} ${type}`.trim() });
-    });
+    const req = request(
+      url,
+      { method: 'GET', timeout: timeoutMs, headers: { 'x-rampart-site': siteId, connection: 'close' } },
+      (res) => {
+        res.resume();
+        const type = res.headers['content-type'] ?? '';
+        if (res.statusCode === 200 && type.startsWith('application/javascript'))
+          done({ reachable: true, problem: null, detail: null });
+        else done({ reachable: false, problem: 'not_rampart', detail: `HTTP ${res.statusCode ?? 0} ${type}`.trim() });
+      },
+    );
     req.on('timeout', () => {
       done({ reachable: false, problem: 'timeout', detail: `no answer within ${timeoutMs} ms` });
       req.destroy();
@@ -46,7 +51,11 @@ export function checkGatewayAddress(address: string, siteId: string, timeoutMs =
     req.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code ?? 'ERROR';
       const problem: GatewayCheckProblem =
-        code === 'ECONNREFUSED' ? 'refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'unresolved' : 'unreachable';
+        code === 'ECONNREFUSED'
+          ? 'refused'
+          : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+            ? 'unresolved'
+            : 'unreachable';
       done({ reachable: false, problem, detail: code });
     });
     req.end();

@@ -16,10 +16,12 @@ export const SITE_LIMITS = {
 } as const;
 
 /** A single line of free text. */
-export const plainText = (max: number) => z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(false));
+export const plainText = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(false));
 
 /** Page content (HTML): tabs and line breaks allowed, other controls and lone surrogates not. */
-const pageText = (max: number) => z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(true));
+const pageText = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(true));
 
 const DOMAIN_LABEL_MAX = 63;
 
@@ -42,7 +44,11 @@ const cookieName = z
   .max(SITE_LIMITS.cookieName)
   .regex(/^[A-Za-z0-9_\-.]+$/, 'may contain only letters, digits, _ - and .');
 
-const status = z.number().int('must be a whole number').min(200, 'must be an HTTP status from 200 to 599').max(599, 'must be an HTTP status from 200 to 599');
+const status = z
+  .number()
+  .int('must be a whole number')
+  .min(200, 'must be an HTTP status from 200 to 599')
+  .max(599, 'must be an HTTP status from 200 to 599');
 
 const DEFAULT_BLOCK_CONTENT =
   '<!doctype html><html><head><meta charset="utf-8"><title>Request blocked</title></head><body><h1>Request blocked</h1><p>This request was blocked by the site\'s security policy. If you think this is a mistake, contact the site owner and quote the time of your visit.</p></body></html>';
@@ -61,20 +67,32 @@ export const siteInputSchema = z
       .string()
       .trim()
       .max(SITE_LIMITS.domain)
-      .regex(/^$|^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, 'must be a host name such as shop.example.com')
+      .regex(
+        /^$|^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
+        'must be a host name such as shop.example.com',
+      )
       .refine((value) => value.split('.').every((label) => label.length <= DOMAIN_LABEL_MAX), {
         message: `each label (the parts between dots) must be at most ${DOMAIN_LABEL_MAX} characters`,
       })
       .default(''),
     runMode: z.enum(['pass', 'monitor', 'block'], { error: 'must be pass, monitor or block' }).default('monitor'),
-    accessMethod: z.enum(['plugin', 'pluginless', 'cname', 'bypass'], { error: 'must be plugin, pluginless, cname or bypass' }).default('plugin'),
-    listMode: z.enum(['all', 'only_listed', 'except_listed'], { error: 'must be all, only_listed or except_listed' }).default('all'),
+    accessMethod: z
+      .enum(['plugin', 'pluginless', 'cname', 'bypass'], { error: 'must be plugin, pluginless, cname or bypass' })
+      .default('plugin'),
+    listMode: z
+      .enum(['all', 'only_listed', 'except_listed'], { error: 'must be all, only_listed or except_listed' })
+      .default('all'),
     checkList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
     passList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
     blockList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
     tokenCookieName: cookieName.default('rampart_token'),
     identityCookieName: cookieName.default('rampart_id'),
-    tokenExpirySeconds: z.number().int().min(10, 'must be at least 10 seconds').max(86_400, 'must be at most 86400 seconds').default(60),
+    tokenExpirySeconds: z
+      .number()
+      .int()
+      .min(10, 'must be at least 10 seconds')
+      .max(86_400, 'must be at most 86400 seconds')
+      .default(60),
     blockStatus: status.default(400),
     blockContent: pageText(SITE_LIMITS.content).default(DEFAULT_BLOCK_CONTENT),
     reloadStatus: status.default(412),
@@ -84,8 +102,12 @@ export const siteInputSchema = z
     hideServerInfo: z.boolean().default(true),
     sourceIp: z
       .object({
-        mode: z.enum(['default', 'x_real_ip', 'xff', 'custom'], { error: 'must be default, x_real_ip, xff or custom' }).default('default'),
-        xffMode: z.enum(['leftmost', 'filter', 'rightmost'], { error: 'must be leftmost, filter or rightmost' }).default('leftmost'),
+        mode: z
+          .enum(['default', 'x_real_ip', 'xff', 'custom'], { error: 'must be default, x_real_ip, xff or custom' })
+          .default('default'),
+        xffMode: z
+          .enum(['leftmost', 'filter', 'rightmost'], { error: 'must be leftmost, filter or rightmost' })
+          .default('leftmost'),
         trustedSources: lines.default([]),
         customHeader: z
           .string()
@@ -106,7 +128,15 @@ export const siteInputSchema = z
         failureText: plainText(SITE_LIMITS.selector).default(''),
       })
       .strict()
-      .default({ enabled: false, loginPath: '', usernameSelector: '', successSelector: '', successText: '', failureSelector: '', failureText: '' }),
+      .default({
+        enabled: false,
+        loginPath: '',
+        usernameSelector: '',
+        successSelector: '',
+        successText: '',
+        failureSelector: '',
+        failureText: '',
+      }),
     miniProgramProtection: z.boolean().default(false),
     antiBot: z
       .object({
@@ -128,7 +158,11 @@ export const siteGlobalInputSchema = z
   .object({
     tokenCookieName: cookieName,
     identityCookieName: cookieName,
-    tokenExpirySeconds: z.number().int().min(10, 'must be at least 10 seconds').max(86_400, 'must be at most 86400 seconds'),
+    tokenExpirySeconds: z
+      .number()
+      .int()
+      .min(10, 'must be at least 10 seconds')
+      .max(86_400, 'must be at most 86400 seconds'),
     ipLock: z.boolean(),
   })
   .strict();

@@ -90,7 +90,12 @@ export class SitesService {
 
   async create(input: SiteSettings): Promise<SiteRecord> {
     const now = this.#deps.clock.now();
-    const record: SiteRecord = { ...structuredClone(input), id: newId('site', this.#deps.random), createdAt: now, updatedAt: now };
+    const record: SiteRecord = {
+      ...structuredClone(input),
+      id: newId('site', this.#deps.random),
+      createdAt: now,
+      updatedAt: now,
+    };
     this.#validate(record);
     return this.#deps.store.update((doc) => {
       this.#checkUniqueName(doc.sites, record.name, record.id);
@@ -109,7 +114,12 @@ export class SitesService {
 
   async update(id: string, input: SiteSettings): Promise<SiteRecord> {
     const existing = this.get(id);
-    const record: SiteRecord = { ...structuredClone(input), id, createdAt: existing.createdAt, updatedAt: this.#deps.clock.now() };
+    const record: SiteRecord = {
+      ...structuredClone(input),
+      id,
+      createdAt: existing.createdAt,
+      updatedAt: this.#deps.clock.now(),
+    };
     this.#validate(record);
     return this.#deps.store.update((doc) => {
       this.#checkUniqueName(doc.sites, record.name, id);
@@ -262,7 +272,10 @@ export class SitesService {
 
   #checkUniqueName(sites: readonly SiteRecord[], name: string, id: string): void {
     if (sites.some((s) => s.id !== id && sameName(s.name, name))) {
-      throw new RampartError('NAME_TAKEN', `name: a site named "${name}" already exists`, { field: 'name', params: { name } });
+      throw new RampartError('NAME_TAKEN', `name: a site named "${name}" already exists`, {
+        field: 'name',
+        params: { name },
+      });
     }
   }
 }

@@ -103,7 +103,8 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
     if (site.listMode === 'only_listed' && !(hasList(site.checkList) && listMatches(site.checkList, path, srcIp))) {
       return finish(site, verdict, 'IGNORE');
     }
-    if (site.listMode === 'except_listed' && listMatches(site.checkList, path, srcIp)) return finish(site, verdict, 'IGNORE');
+    if (site.listMode === 'except_listed' && listMatches(site.checkList, path, srcIp))
+      return finish(site, verdict, 'IGNORE');
     if (listMatches(site.passList, path, srcIp)) {
       verdict.listResult = 'pass';
       return finish(site, verdict, 'IGNORE');
@@ -118,12 +119,15 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
   // the device itself, and only without one is the (signed) identity cookie checked.
   const token = ports.verifyToken(cookieValue(cookies, site.tokenCookieName), site.id, srcIp);
   verdict.deviceId =
-    token.kind === 'valid' || token.kind === 'expired' ? token.deviceId : ports.deviceOf(cookieValue(cookies, site.identityCookieName));
+    token.kind === 'valid' || token.kind === 'expired'
+      ? token.deviceId
+      : ports.deviceOf(cookieValue(cookies, site.identityCookieName));
 
   if (!pluginless && site.queryThreatStore && ports.isBanned(site.id, srcIp, verdict.deviceId, ports.now())) {
     return finish(site, verdict, 'REPUTATION');
   }
-  if (site.accessMethod === 'plugin' && ports.wafDenied(site.id, srcIp, ports.now())) return finish(site, verdict, wafGuard(ports));
+  if (site.accessMethod === 'plugin' && ports.wafDenied(site.id, srcIp, ports.now()))
+    return finish(site, verdict, wafGuard(ports));
 
   // The basic rules run before the token check: attack tools rarely carry a token, and an operator
   // (and the overview's attack counters, and CRS's go-ftw) must see what they tried, not only that

@@ -5,7 +5,15 @@
  * the hot path does no I/O except the optional log sink.
  */
 import { randomBytes } from 'node:crypto';
-import type { Directive, OperatorDef, ParseProblem, Transformation, WafOutcome, WafRequest, WafResponse } from './types.ts';
+import type {
+  Directive,
+  OperatorDef,
+  ParseProblem,
+  Transformation,
+  WafOutcome,
+  WafRequest,
+  WafResponse,
+} from './types.ts';
 import { OPERATORS } from '#engine/waf/operators';
 import { TRANSFORMATIONS } from '#engine/waf/transformations';
 import { compileRuleSet, GROUPS, Transaction, type GroupId, type GroupSetting } from '#engine/waf/engine';
@@ -20,7 +28,14 @@ export {
   PLUGIN_LOCATIONS,
   MAX_PATTERN_LENGTH,
 } from '#engine/waf/custom';
-export type { CustomLocation, ConditionLocation, CustomCondition, CustomRuleSpec, CustomRequest, CustomRuleMatcher } from '#engine/waf/custom';
+export type {
+  CustomLocation,
+  ConditionLocation,
+  CustomCondition,
+  CustomRuleSpec,
+  CustomRequest,
+  CustomRuleMatcher,
+} from '#engine/waf/custom';
 
 export interface WafSettings {
   /** Per group (CRS file number): enabled and paranoia level 1..4. Default: enabled, level 1. */
@@ -112,7 +127,8 @@ export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Wa
     disabledGroups: disabled,
   });
   if (settings.requestBodyLimit !== undefined) compiled.config.requestBodyLimit = settings.requestBodyLimit;
-  if (settings.requestBodyLimitAction !== undefined) compiled.config.requestBodyLimitAction = settings.requestBodyLimitAction;
+  if (settings.requestBodyLimitAction !== undefined)
+    compiled.config.requestBodyLimitAction = settings.requestBodyLimitAction;
   if (settings.ruleEngine !== undefined) compiled.config.ruleEngine = settings.ruleEngine;
 
   const open = (request: WafRequest, profile: LevelProfile = initial): Transaction =>

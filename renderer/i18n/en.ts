@@ -138,7 +138,8 @@ export const en = {
   'moduleState.expired': 'Expired',
 
   'licence.title': 'Import licence',
-  'licence.help': 'Choose the licence file you received from your vendor. It replaces the current licence and its purchase records.',
+  'licence.help':
+    'Choose the licence file you received from your vendor. It replaces the current licence and its purchase records.',
   'licence.choose': 'Choose licence file',
   'licence.importing': 'Importing {file}…',
   'licence.noKey':
@@ -179,13 +180,15 @@ export const en = {
   'ops.delete': 'Delete',
   'ops.resend': 'Resend activation',
   'ops.tenantProtected': 'The tenant administrator account cannot be changed.',
-  'ops.ownProtected': 'This is your own account: you cannot disable it, delete it or change its permission. Change your password in My Account.',
+  'ops.ownProtected':
+    'This is your own account: you cannot disable it, delete it or change its permission. Change your password in My Account.',
   'ops.more': 'More operations',
 
   'create.title': 'Create account',
   'create.help': 'The e-mail address becomes the account name. An activation e-mail with a link is sent to it.',
   'create.submit': 'Send activation e-mail',
-  'create.noSmtp': 'SMTP is not configured on this appliance: no e-mail will be sent, and you will get the activation link to hand over yourself.',
+  'create.noSmtp':
+    'SMTP is not configured on this appliance: no e-mail will be sent, and you will get the activation link to hand over yourself.',
 
   'delivery.activationSent': 'Activation e-mail sent to {email}. The link is valid until {time}.',
   'delivery.resetSent': 'Password-reset e-mail sent to {email}. The link is valid until {time}.',
@@ -204,7 +207,8 @@ export const en = {
   'deleteModal.submit': 'Delete account',
   'deleteModal.done': 'Account {email} deleted.',
   'resetModal.title': 'Reset password',
-  'resetModal.body': 'Send a password-reset e-mail to {email}? Their current password keeps working until they set a new one.',
+  'resetModal.body':
+    'Send a password-reset e-mail to {email}? Their current password keeps working until they set a new one.',
   'resetModal.submit': 'Send reset e-mail',
   'disable.done': 'Account {email} disabled: it can no longer sign in.',
   'enable.done': 'Account {email} enabled.',
@@ -220,7 +224,8 @@ export const en = {
   'purchases.renew': 'Renew',
   'purchases.renewTitle': 'Renewal of order {order}',
   'purchases.empty.title': 'No purchase records yet',
-  'purchases.empty.body': 'Purchase records come with a licence. Import the licence file on the Enterprise Information page.',
+  'purchases.empty.body':
+    'Purchase records come with a licence. Import the licence file on the Enterprise Information page.',
   'purchases.toInfo': 'Go to Enterprise Information',
 
   'myAccount.title': 'My Account',
@@ -241,26 +246,30 @@ export const en = {
   'switch.off': 'Off',
   'lines.count': '{count} entries',
   'gateway.title': 'Gateway connection',
-  'gateway.description': 'Where the nginx plugin reaches Rampart, and whether it does. The address applies to every site: download the plugin bundle again after changing it.',
+  'gateway.description':
+    'Where the nginx plugin reaches Rampart, and whether it does. The address applies to every site: download the plugin bundle again after changing it.',
   'gateway.address': 'Gateways reach Rampart at',
   'gateway.source.console': 'set in the console',
   'gateway.source.environment': 'set at start-up with RAMPART_GATEWAY_ADDRESS',
   'gateway.source.detected': 'worked out from the gateway port, which listens on {listening}',
-  'gateway.loopbackWarning': 'This is a loopback address: only an nginx on this host can use it. For gateways on other hosts, set the address they reach this appliance at.',
+  'gateway.loopbackWarning':
+    'This is a loopback address: only an nginx on this host can use it. For gateways on other hosts, set the address they reach this appliance at.',
   'gateway.setLabel': 'Gateway address (host:port)',
   'gateway.setHelp': 'Leave empty for the automatic address, {automatic}.',
   'gateway.saved': 'Plugin bundles now point gateways at {address}. Download the bundle again for each gateway.',
   'gateway.test': 'Test connection',
   'gateway.testing': 'Testing…',
-  'gateway.reachable': '{address} answers as this appliance\'s gateway API ({ms} ms).',
+  'gateway.reachable': "{address} answers as this appliance's gateway API ({ms} ms).",
   'gateway.problem.refused': '{address} refused the connection: nothing listens there. Check the address and port.',
   'gateway.problem.timeout': '{address} did not answer ({detail}). A firewall may drop the traffic.',
   'gateway.problem.unresolved': 'The host name in {address} does not resolve ({detail}).',
-  'gateway.problem.not_rampart': '{address} answers, but not as Rampart\'s gateway API ({detail}).',
+  'gateway.problem.not_rampart': "{address} answers, but not as Rampart's gateway API ({detail}).",
   'gateway.problem.unreachable': '{address} cannot be reached ({detail}).',
-  'gateway.noHeartbeat': 'No heartbeat from this site\'s gateway yet: install the plugin bundle and run rampart-keeper.sh on the gateway host.',
+  'gateway.noHeartbeat':
+    "No heartbeat from this site's gateway yet: install the plugin bundle and run rampart-keeper.sh on the gateway host.",
   'gateway.heartbeatRecent': 'Connected: last heartbeat {time} from {from} (keeper {version}).',
-  'gateway.heartbeatOld': 'Not connected: the last heartbeat was {time} from {from} (keeper {version}). Is rampart-keeper.sh still running?',
+  'gateway.heartbeatOld':
+    'Not connected: the last heartbeat was {time} from {from} (keeper {version}). Is rampart-keeper.sh still running?',
   'lines.offWithEntries': 'This list is switched off: its {count} entries are not applied until you switch it on.',
   'field.name': 'Name',
   'field.domain': 'Domain',
@@ -285,7 +294,8 @@ export const en = {
   'site.error.line': '{field}, line {line}: {detail}',
   'sites.title.A': 'Site Configuration',
   'sites.title.B': 'Site Management',
-  'sites.intro.A': 'Each site configuration protects one site through the gateway plugin or plugin-less access; the gateway refers to it by its ID.',
+  'sites.intro.A':
+    'Each site configuration protects one site through the gateway plugin or plugin-less access; the gateway refers to it by its ID.',
   'sites.intro.B': 'Protected sites, how their traffic reaches Rampart, and what is passed or blocked.',
   'sites.create.A': 'Create site configuration',
   'sites.create.B': 'Create site',
@@ -304,8 +314,10 @@ export const en = {
   'sites.refreshed': 'status as of {time}',
   'sites.empty.title.A': 'No site configurations yet',
   'sites.empty.title.B': 'No sites yet',
-  'sites.empty.body.A': 'Create a site configuration, then install the gateway plugin or connect your gateway program with its ID.',
-  'sites.empty.body.B': 'Create a site to protect it: its name and domain, the run mode, and how its traffic reaches Rampart.',
+  'sites.empty.body.A':
+    'Create a site configuration, then install the gateway plugin or connect your gateway program with its ID.',
+  'sites.empty.body.B':
+    'Create a site to protect it: its name and domain, the run mode, and how its traffic reaches Rampart.',
   'sites.noMatch.title': 'Nothing matches “{search}”',
   'sites.noMatch.body': 'Check the spelling, or clear the search to see every entry.',
   'sites.clearSearch': 'Clear search',
@@ -341,13 +353,15 @@ export const en = {
   'siteOps.downloaded': 'Plugin bundle {file} downloaded. Its README explains the installation on the gateway.',
   'siteDelete.title.A': 'Delete site configuration',
   'siteDelete.title.B': 'Delete site',
-  'siteDelete.body': 'Delete {name}? Its access log configuration goes with it, its gateway no longer gets verdicts, and this cannot be undone.',
+  'siteDelete.body':
+    'Delete {name}? Its access log configuration goes with it, its gateway no longer gets verdicts, and this cannot be undone.',
   'siteDelete.submit': 'Delete',
   'siteEditor.new.A': 'Create site configuration',
   'siteEditor.new.B': 'Create site',
   'siteEditor.edit.A': 'Edit site configuration',
   'siteEditor.edit.B': 'Edit site',
-  'siteEditor.newHelp.A': 'The ID is assigned when the configuration is created; an access log configuration is created with it.',
+  'siteEditor.newHelp.A':
+    'The ID is assigned when the configuration is created; an access log configuration is created with it.',
   'siteEditor.newHelp.B': 'An access log configuration is created with the site.',
   'siteEditor.created.A': 'Site configuration {name} created, with its access log configuration.',
   'siteEditor.created.B': 'Site {name} created, with its access log configuration.',
@@ -375,17 +389,22 @@ export const en = {
   'siteForm.miniProgramHelp': 'Also protect the messaging-app mini-program of this site.',
   'siteForm.access': 'Access method',
   'siteForm.cnameTitle': 'CNAME access is not available in this version',
-  'siteForm.cnameBody': 'CNAME access needs the reverse-proxy listener (protocols, certificates, origin address), which this version of the engine does not have. The site can be saved, but no traffic reaches it this way; use plugin access for now.',
+  'siteForm.cnameBody':
+    'CNAME access needs the reverse-proxy listener (protocols, certificates, origin address), which this version of the engine does not have. The site can be saved, but no traffic reaches it this way; use plugin access for now.',
   'siteForm.bypassTitle': 'Bypass access: monitoring only',
-  'siteForm.bypassBody': 'Bypass access never blocks: requests are checked and logged. The web SDK code and the mini-program SDK download are not available in this version.',
+  'siteForm.bypassBody':
+    'Bypass access never blocks: requests are checked and logged. The web SDK code and the mini-program SDK download are not available in this version.',
   'siteForm.pluginTab': 'Plugin settings',
   'siteForm.pluginHelp': 'Keeping the defaults is recommended.',
   'siteForm.lists': 'Pass list and block list',
-  'siteForm.listsHelp': 'One entry per line. Paths are regular expressions matched against the request path; IPs are addresses or CIDR ranges. When both lists hold the same entry, only the pass list takes effect.',
+  'siteForm.listsHelp':
+    'One entry per line. Paths are regular expressions matched against the request path; IPs are addresses or CIDR ranges. When both lists hold the same entry, only the pass list takes effect.',
   'siteForm.passList': 'Pass list',
-  'siteForm.passListHelp': 'Matching requests go to the upstream unchecked and are logged. / passes every path, 0.0.0.0/0 every IPv4 source.',
+  'siteForm.passListHelp':
+    'Matching requests go to the upstream unchecked and are logged. / passes every path, 0.0.0.0/0 every IPv4 source.',
   'siteForm.blockList': 'Block list',
-  'siteForm.blockListHelp': 'Matching requests are blocked and logged. / blocks every path, 0.0.0.0/0 every IPv4 source.',
+  'siteForm.blockListHelp':
+    'Matching requests are blocked and logged. / blocks every path, 0.0.0.0/0 every IPv4 source.',
   'siteForm.blockListMonitor': 'In monitor mode matching requests are logged, not blocked.',
   'siteForm.pathRegex': 'Paths (regular expressions)',
   'siteForm.ips': 'IPs and CIDR ranges',
@@ -437,7 +456,8 @@ export const en = {
   'siteForm.trustedSourcesHelp': 'IPs of every forwarding node in front of the reverse proxy, one per line.',
   'siteForm.customHeader': 'Header name',
   'siteForm.account': 'Account extraction',
-  'siteForm.accountHelp': 'Web field extraction on the login page. Features are element selectors as in document.querySelector, such as #username.',
+  'siteForm.accountHelp':
+    'Web field extraction on the login page. Features are element selectors as in document.querySelector, such as #username.',
   'siteForm.accountEnabled': 'Extract the login account',
   'siteForm.loginPath': 'Login page path',
   'siteForm.usernameSelector': 'Login input feature',
@@ -447,23 +467,28 @@ export const en = {
   'siteForm.failureText': 'Login failure content',
   'siteForm.advanced': 'Advanced',
   'siteForm.pow': 'Proof-of-work difficulty (bits)',
-  'siteForm.powHelp': '0 turns proof-of-work off. Each bit doubles the work a browser does before it gets a token; at most 24.',
-  'siteForm.pluginlessNotice': 'With plugin-less access only the token cookie names, browser feature detection and source IP retrieval take effect.',
+  'siteForm.powHelp':
+    '0 turns proof-of-work off. Each bit doubles the work a browser does before it gets a token; at most 24.',
+  'siteForm.pluginlessNotice':
+    'With plugin-less access only the token cookie names, browser feature detection and source IP retrieval take effect.',
   'siteGlobal.title': 'Global configuration',
-  'siteGlobal.intro': 'Token settings that apply to every site, and the Access Key that gateways and SDKs connect with.',
+  'siteGlobal.intro':
+    'Token settings that apply to every site, and the Access Key that gateways and SDKs connect with.',
   'siteGlobal.token': 'Token',
   'siteGlobal.ipLock': 'IP lock',
   'siteGlobal.ipLockHelp': 'Bind each token to the source IP it was issued to, so other IPs cannot reuse it.',
   'siteGlobal.saved': 'Global configuration saved. It applies to every site.',
   'siteGlobal.accessKey': 'Access Key',
-  'siteGlobal.accessKeyHelp': 'Generated by the system. Every gateway plugin and mini-program SDK needs it; keep it secret.',
+  'siteGlobal.accessKeyHelp':
+    'Generated by the system. Every gateway plugin and mini-program SDK needs it; keep it secret.',
   'siteGlobal.show': 'Show the key',
   'siteGlobal.hide': 'Hide the key',
   'siteGlobal.copy': 'Copy the key',
   'siteGlobal.copied': 'Copied',
   'siteGlobal.rotate': 'Generate new key',
   'siteGlobal.rotateTitle': 'Generate a new Access Key?',
-  'siteGlobal.rotateBody': 'The current key stops working at once: every gateway is cut off (its verdict requests are refused) until it gets the new key. Every gateway must be updated with the new key: download the plugin bundles again and install them.',
+  'siteGlobal.rotateBody':
+    'The current key stops working at once: every gateway is cut off (its verdict requests are refused) until it gets the new key. Every gateway must be updated with the new key: download the plugin bundles again and install them.',
   'siteGlobal.rotateSubmit': 'Generate new key',
   'siteGlobal.rotated': 'A new Access Key is in effect. Update every gateway with it.',
   'siteGlobal.keySet': 'Set',
@@ -497,8 +522,10 @@ export const en = {
   'rules.tab.basic.A': 'WAF rules',
   'rules.tab.basic.B': 'OWASP rules',
   'rules.siteOption.A': '{id} ({name})',
-  'basic.intro.A': 'Basic application security rules of the WAF class for the site configuration {name}: twelve preset groups from the Core Rule Set, and custom rules of your own.',
-  'basic.intro.B': 'Basic application security rules of the OWASP class for the site {name}: twelve preset groups from the Core Rule Set, and custom rules of your own.',
+  'basic.intro.A':
+    'Basic application security rules of the WAF class for the site configuration {name}: twelve preset groups from the Core Rule Set, and custom rules of your own.',
+  'basic.intro.B':
+    'Basic application security rules of the OWASP class for the site {name}: twelve preset groups from the Core Rule Set, and custom rules of your own.',
   'field.dir': 'Rule set directory',
   'field.fileName': 'Archive',
   'field.contentBase64': 'Archive',
@@ -508,7 +535,8 @@ export const en = {
   'field.enabled': 'Enabled',
   'field.level': 'Protection level',
   'ruleSet.title': 'Core Rule Set',
-  'ruleSet.help': 'The preset groups come from the OWASP Core Rule Set on this appliance. There is one rule set for every site.',
+  'ruleSet.help':
+    'The preset groups come from the OWASP Core Rule Set on this appliance. There is one rule set for every site.',
   'ruleSet.state.loaded': 'Loaded',
   'ruleSet.state.missing': 'Not installed',
   'ruleSet.version': 'Version',
@@ -521,7 +549,8 @@ export const en = {
   'ruleSet.loadedAt': 'Loaded at',
   'ruleSet.unknownVersion': 'Unknown',
   'ruleSet.empty.title': 'No Core Rule Set is installed',
-  'ruleSet.empty.body': "No Core Rule Set is installed: install Debian's modsecurity-crs, set a directory, or upload a CRS release archive. Until then the preset groups hold no rules.",
+  'ruleSet.empty.body':
+    "No Core Rule Set is installed: install Debian's modsecurity-crs, set a directory, or upload a CRS release archive. Until then the preset groups hold no rules.",
   'ruleSet.warning.title': 'No Core Rule Set is loaded',
   'ruleSet.warning.body':
     "Every site's basic rule groups hold 0 rules and inspect nothing until one is: install Debian's modsecurity-crs, set a rule-set directory or upload a CRS release archive in Rule Management.",
@@ -534,7 +563,8 @@ export const en = {
   'ruleSet.lastError.none': '{message} ({time}). No rule set was running before, so none runs now.',
   'ruleSet.manage': 'Change the rule set',
   'ruleSet.dirLabel': 'Rule set directory',
-  'ruleSet.dirHelp': 'The CRS directory that holds rules/, such as /usr/share/modsecurity-crs. Leave it empty to detect the set automatically.',
+  'ruleSet.dirHelp':
+    'The CRS directory that holds rules/, such as /usr/share/modsecurity-crs. Leave it empty to detect the set automatically.',
   'ruleSet.dirPlaceholder': 'Detect automatically',
   'ruleSet.apply': 'Load rule set',
   'ruleSet.loading': 'Loading the rule set…',
@@ -542,7 +572,8 @@ export const en = {
   'ruleSet.appliedMissing': 'Saved. No Core Rule Set was found, so none runs.',
   'ruleSet.failedKept': '{message} The previous rule set keeps running.',
   'ruleSet.upload': 'Upload a CRS release archive',
-  'ruleSet.uploadHelp': 'A .tar.gz or .zip release archive of the Core Rule Set, at most 20 MB. It replaces the running set once it has loaded.',
+  'ruleSet.uploadHelp':
+    'A .tar.gz or .zip release archive of the Core Rule Set, at most 20 MB. It replaces the running set once it has loaded.',
   'ruleSet.choose': 'Choose archive',
   'ruleSet.reading': 'Reading {file}…',
   'ruleSet.uploading': 'Uploading {file}…',
@@ -552,7 +583,8 @@ export const en = {
   'ruleSet.unreadable': '{file} could not be read. Choose it again.',
   'ruleSet.uploaded': 'Core Rule Set {version} from {file} loaded: {count} rules.',
   'groups.title': 'Preset rule groups',
-  'groups.help': 'All groups are on by default. The protection level decides how many rules of a group run: loose the fewest, very strict all of them. Higher levels catch more attacks and may block more legitimate requests. Changes apply at once.',
+  'groups.help':
+    'All groups are on by default. The protection level decides how many rules of a group run: loose the fewest, very strict all of them. Higher levels catch more attacks and may block more legitimate requests. Changes apply at once.',
   'groups.col.id': 'Group ID',
   'groups.col.type': 'Type',
   'groups.col.enabled': 'Enabled',
@@ -581,7 +613,8 @@ export const en = {
   'level.strict': 'Strict',
   'level.very_strict': 'Very strict',
   'groupRules.title': 'Group {id}: {type}',
-  'groupRules.summary': 'Protection level {level}: {enabled} of {total} rules enabled. A rule runs from the level shown in its row upwards.',
+  'groupRules.summary':
+    'Protection level {level}: {enabled} of {total} rules enabled. A rule runs from the level shown in its row upwards.',
   'groupRules.groupOff': 'The group is switched off: none of its rules run.',
   'groupRules.empty': 'This group holds no rules: no Core Rule Set is loaded.',
   'groupRules.col.id': 'Rule ID',
@@ -591,7 +624,8 @@ export const en = {
   'groupRules.on': 'Enabled',
   'groupRules.off': 'Not enabled',
   'custom.title': 'Custom rules',
-  'custom.help': 'Regular-expression rules of your own. The attack type is custom and the request is checked; there is no protection level.',
+  'custom.help':
+    'Regular-expression rules of your own. The attack type is custom and the request is checked; there is no protection level.',
   'custom.add': 'Add rule',
   'custom.col.name': 'Rule name',
   'custom.col.location': 'Check location',
@@ -628,7 +662,8 @@ export const en = {
   'customForm.systemFilled': 'Filled in by the system.',
   'customForm.enabled': 'Enable the rule',
   'customForm.location': 'Check location',
-  'customForm.pluginHint': 'This site uses plugin access, which supports only the locations request URL and request URL parameter name.',
+  'customForm.pluginHint':
+    'This site uses plugin access, which supports only the locations request URL and request URL parameter name.',
   'customForm.pluginOnly': '{location} (not with plugin access)',
   'customForm.pattern': 'Regular expression',
   'customForm.patternPlaceholder': 'e.g. ^/admin/',
@@ -638,7 +673,8 @@ export const en = {
   'customForm.nameRegex': 'Name (regex)',
   'customForm.valueRegex': 'Value (regex)',
   'customForm.anyName': "'.*' matches any name.",
-  'customForm.pairs': 'Fires when any pair matches: a name matching the name regex with a value matching the value regex.',
+  'customForm.pairs':
+    'Fires when any pair matches: a name matching the name regex with a value matching the value regex.',
   'customForm.all': 'Fires when every condition below matches.',
   'customForm.any': 'Fires when any condition below matches.',
   'customForm.addPair': 'Add pair',
@@ -681,10 +717,12 @@ export const en = {
   'notFound.home': 'Go to the home page',
 
   'rateLimit.signInIp': 'Too many failed sign-in attempts from this address. Try again in {seconds} seconds.',
-  'rateLimit.signInAccount': 'Too many failed sign-in attempts for this account from browsers that have not signed in to it before. Try again in {seconds} seconds, or sign in from a browser you have used before.',
+  'rateLimit.signInAccount':
+    'Too many failed sign-in attempts for this account from browsers that have not signed in to it before. Try again in {seconds} seconds, or sign in from a browser you have used before.',
   'rateLimit.signInDevice': 'Too many failed sign-in attempts from this browser. Try again in {seconds} seconds.',
   'rateLimit.newAccounts': 'At most 5 accounts can be created per 5 minutes. Try again in {seconds} seconds.',
-  'rateLimit.activationMail': 'An e-mail was sent to this address less than 5 minutes ago. Try again in {seconds} seconds.',
+  'rateLimit.activationMail':
+    'An e-mail was sent to this address less than 5 minutes ago. Try again in {seconds} seconds.',
   'rateLimit.other': 'Too many requests. Try again in {seconds} seconds.',
 
   'error.title': 'Something went wrong',
@@ -692,11 +730,13 @@ export const en = {
   'error.INVALID_JSON': 'The engine could not read the request. Reload the page and try again.',
   'error.PAYLOAD_TOO_LARGE': 'The request is too large. For a licence file, check that you chose the right file.',
   'error.NOT_FOUND': 'This item no longer exists. Reload the page to see the current state.',
-  'error.ROUTE_NOT_FOUND': 'The engine does not offer this operation. The console and engine versions may differ; reload the page.',
+  'error.ROUTE_NOT_FOUND':
+    'The engine does not offer this operation. The console and engine versions may differ; reload the page.',
   'error.UNAUTHENTICATED': 'You are not signed in. Sign in to continue.',
   'error.SESSION_EXPIRED': 'Your session has expired. Sign in again.',
   'error.FORBIDDEN_ROLE': 'Your role does not allow this. Ask an administrator if you need it.',
-  'error.MODULE_NOT_ACTIVE': 'This needs a licence module that is not activated. An administrator can import a licence.',
+  'error.MODULE_NOT_ACTIVE':
+    'This needs a licence module that is not activated. An administrator can import a licence.',
   'error.CSRF_INVALID': 'The security token of this page is out of date. Reload the page and try again.',
   'error.SETUP_ALREADY_DONE': 'First-run setup has already been completed. Sign in instead.',
   'error.INVALID_CREDENTIALS': 'E-mail or password is wrong. Check both and try again.',
@@ -709,13 +749,17 @@ export const en = {
   'error.PASSWORD_WRONG': '{field} is not your current password.',
   'error.TENANT_ACCOUNT_PROTECTED': 'The tenant administrator account cannot be changed.',
   'error.OWN_ACCOUNT_PROTECTED': 'You cannot do this to your own account.',
-  'error.LINK_INVALID': 'This link is not valid: it was already used, replaced by a newer one, or mistyped. Ask an administrator for a new one.',
+  'error.LINK_INVALID':
+    'This link is not valid: it was already used, replaced by a newer one, or mistyped. Ask an administrator for a new one.',
   'error.LINK_EXPIRED': 'This link has expired. Ask an administrator to send a new one.',
-  'error.LICENCE_MALFORMED': 'This file is not a valid Rampart licence ({detail}). Choose the licence file from your vendor.',
+  'error.LICENCE_MALFORMED':
+    'This file is not a valid Rampart licence ({detail}). Choose the licence file from your vendor.',
   'error.LICENCE_SIGNATURE_INVALID':
     'The licence signature does not match the vendor key. Check that the file is unmodified and issued for this appliance.',
-  'error.LICENCE_NO_VENDOR_KEY': 'Licence import needs the vendor public key configured on this appliance (RAMPART_LICENCE_PUBLIC_KEY).',
-  'error.RENEW_CONTACT_SALES': 'Renewals are handled by your channel sales representative: contact them to renew this order.',
+  'error.LICENCE_NO_VENDOR_KEY':
+    'Licence import needs the vendor public key configured on this appliance (RAMPART_LICENCE_PUBLIC_KEY).',
+  'error.RENEW_CONTACT_SALES':
+    'Renewals are handled by your channel sales representative: contact them to renew this order.',
   'error.RATE_LIMITED': 'Too many requests. Try again in {seconds} seconds.',
   'error.MAIL_FAILED': 'The e-mail could not be sent. Check the SMTP settings of the appliance.',
   'error.CONFIG_CORRUPT': 'The stored configuration cannot be read. Check the engine log.',

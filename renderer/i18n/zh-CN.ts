@@ -100,7 +100,8 @@ export const zhCN: Messages = {
   'home.title': '欢迎，{name}',
   'home.intro': '请在左侧导航中选择页面。',
   'home.noPages.title': '您的角色暂无可用的控制台页面',
-  'home.noPages.body': '您的角色“{role}”可访问：{pages}。这些页面尚未包含在当前版本的控制台中，因此暂时没有可打开的页面。',
+  'home.noPages.body':
+    '您的角色“{role}”可访问：{pages}。这些页面尚未包含在当前版本的控制台中，因此暂时没有可打开的页面。',
   'home.noPages.menu': '右上角的账号菜单仍然提供：我的账号（查看信息和修改密码）、系统版本和退出登录。',
 
   'version.title': '系统版本',
@@ -241,7 +242,8 @@ export const zhCN: Messages = {
   'gateway.source.console': '在控制台中设置',
   'gateway.source.environment': '启动时由 RAMPART_GATEWAY_ADDRESS 设置',
   'gateway.source.detected': '根据网关端口自动得出，该端口监听于 {listening}',
-  'gateway.loopbackWarning': '这是环回地址：只有本机上的 nginx 可以使用。若网关在其他主机上，请设置它们访问本设备所用的地址。',
+  'gateway.loopbackWarning':
+    '这是环回地址：只有本机上的 nginx 可以使用。若网关在其他主机上，请设置它们访问本设备所用的地址。',
   'gateway.setLabel': '网关地址（主机:端口）',
   'gateway.setHelp': '留空则使用自动地址 {automatic}。',
   'gateway.saved': '插件包现在让网关连接 {address}。请为每个网关重新下载插件包。',
@@ -255,7 +257,8 @@ export const zhCN: Messages = {
   'gateway.problem.unreachable': '无法访问 {address}（{detail}）。',
   'gateway.noHeartbeat': '尚未收到该站点网关的心跳：请安装插件包，并在网关主机上运行 rampart-keeper.sh。',
   'gateway.heartbeatRecent': '已连接：最近一次心跳于 {time}，来自 {from}（keeper {version}）。',
-  'gateway.heartbeatOld': '未连接：最近一次心跳于 {time}，来自 {from}（keeper {version}）。rampart-keeper.sh 是否仍在运行？',
+  'gateway.heartbeatOld':
+    '未连接：最近一次心跳于 {time}，来自 {from}（keeper {version}）。rampart-keeper.sh 是否仍在运行？',
   'lines.offWithEntries': '此列表未开启：其中的 {count} 条不会生效，开启后才会应用。',
   'field.name': '名称',
   'field.domain': '域名',
@@ -370,13 +373,15 @@ export const zhCN: Messages = {
   'siteForm.miniProgramHelp': '同时保护该站点的小程序。',
   'siteForm.access': '接入方式',
   'siteForm.cnameTitle': '当前版本暂不支持 CNAME 接入',
-  'siteForm.cnameBody': 'CNAME 接入需要反向代理监听（协议、证书、回源地址），当前版本的引擎尚不具备。站点可以保存，但不会有流量经此方式接入；目前请使用插件接入。',
+  'siteForm.cnameBody':
+    'CNAME 接入需要反向代理监听（协议、证书、回源地址），当前版本的引擎尚不具备。站点可以保存，但不会有流量经此方式接入；目前请使用插件接入。',
   'siteForm.bypassTitle': '旁路接入：仅监控',
   'siteForm.bypassBody': '旁路接入从不拦截：只检查并记录请求。当前版本暂不提供 Web SDK 代码和小程序 SDK 下载。',
   'siteForm.pluginTab': '插件配置',
   'siteForm.pluginHelp': '建议保持默认值。',
   'siteForm.lists': '放行列表与拦截列表',
-  'siteForm.listsHelp': '每行一条。路径为匹配请求路径的正则表达式；IP 为地址或 CIDR 网段。放行列表与拦截列表内容相同时，仅放行列表生效。',
+  'siteForm.listsHelp':
+    '每行一条。路径为匹配请求路径的正则表达式；IP 为地址或 CIDR 网段。放行列表与拦截列表内容相同时，仅放行列表生效。',
   'siteForm.passList': '放行列表',
   'siteForm.passListHelp': '匹配的请求直接转发到上游并记录。/ 表示所有路径，0.0.0.0/0 表示所有 IPv4 来源。',
   'siteForm.blockList': '拦截列表',
@@ -432,7 +437,8 @@ export const zhCN: Messages = {
   'siteForm.trustedSourcesHelp': '反向代理之前所有转发节点的 IP，每行一个。',
   'siteForm.customHeader': '请求头名称',
   'siteForm.account': '账号提取',
-  'siteForm.accountHelp': '在登录页进行 Web 字段提取。特征为元素选择器（与 document.querySelector 相同），例如 #username。',
+  'siteForm.accountHelp':
+    '在登录页进行 Web 字段提取。特征为元素选择器（与 document.querySelector 相同），例如 #username。',
   'siteForm.accountEnabled': '提取登录账号',
   'siteForm.loginPath': '登录页路径',
   'siteForm.usernameSelector': '登录输入特征',
@@ -458,7 +464,8 @@ export const zhCN: Messages = {
   'siteGlobal.copied': '已复制',
   'siteGlobal.rotate': '生成新密钥',
   'siteGlobal.rotateTitle': '生成新的 Access Key？',
-  'siteGlobal.rotateBody': '当前密钥将立即失效：在获得新密钥之前，所有网关都将被切断（其判定请求将被拒绝）。所有网关都必须更新为新密钥：请重新下载并安装插件包。',
+  'siteGlobal.rotateBody':
+    '当前密钥将立即失效：在获得新密钥之前，所有网关都将被切断（其判定请求将被拒绝）。所有网关都必须更新为新密钥：请重新下载并安装插件包。',
   'siteGlobal.rotateSubmit': '生成新密钥',
   'siteGlobal.rotated': '新的 Access Key 已生效，请更新所有网关。',
   'siteGlobal.keySet': '已设置',
@@ -516,7 +523,8 @@ export const zhCN: Messages = {
   'ruleSet.loadedAt': '加载时间',
   'ruleSet.unknownVersion': '未知',
   'ruleSet.empty.title': '未安装核心规则集',
-  'ruleSet.empty.body': '未安装核心规则集：请安装 Debian 的 modsecurity-crs、设置目录，或上传 CRS 发布压缩包。在此之前预置分组中没有规则。',
+  'ruleSet.empty.body':
+    '未安装核心规则集：请安装 Debian 的 modsecurity-crs、设置目录，或上传 CRS 发布压缩包。在此之前预置分组中没有规则。',
   'ruleSet.warning.title': '未加载核心规则集',
   'ruleSet.warning.body':
     '在加载规则集之前，所有站点的基础规则分组都没有规则，不检查任何请求：请安装 Debian 的 modsecurity-crs，或在规则管理中设置规则集目录、上传 CRS 发布压缩包。',
@@ -547,7 +555,8 @@ export const zhCN: Messages = {
   'ruleSet.unreadable': '无法读取 {file}，请重新选择。',
   'ruleSet.uploaded': '已加载 {file} 中的核心规则集 {version}：共 {count} 条规则。',
   'groups.title': '预置规则分组',
-  'groups.help': '所有分组默认启用。防护等级决定分组中启用多少条规则：宽松最少，非常严格全部启用。等级越高安全性越高，也可能产生更多误报。修改立即生效。',
+  'groups.help':
+    '所有分组默认启用。防护等级决定分组中启用多少条规则：宽松最少，非常严格全部启用。等级越高安全性越高，也可能产生更多误报。修改立即生效。',
   'groups.col.id': '分组 ID',
   'groups.col.type': '类型',
   'groups.col.enabled': '启用',
@@ -676,7 +685,8 @@ export const zhCN: Messages = {
   'notFound.home': '返回首页',
 
   'rateLimit.signInIp': '此地址登录失败次数过多。请在 {seconds} 秒后重试。',
-  'rateLimit.signInAccount': '此账号在未曾登录过的浏览器上登录失败次数过多。请在 {seconds} 秒后重试，或使用以前登录过的浏览器登录。',
+  'rateLimit.signInAccount':
+    '此账号在未曾登录过的浏览器上登录失败次数过多。请在 {seconds} 秒后重试，或使用以前登录过的浏览器登录。',
   'rateLimit.signInDevice': '此浏览器登录失败次数过多。请在 {seconds} 秒后重试。',
   'rateLimit.newAccounts': '每 5 分钟最多创建 5 个账号。请在 {seconds} 秒后重试。',
   'rateLimit.activationMail': '5 分钟内已向此地址发送过邮件。请在 {seconds} 秒后重试。',

@@ -114,8 +114,10 @@ function buildRequest(input: Yaml, opts: BuildOptions): WafRequest {
   const has = (n: string): boolean => headers.some(([k]) => k.toLowerCase() === n);
   if (data !== undefined && data !== '' && (magic || has('content-length') || has('transfer-encoding'))) {
     body = Buffer.from(data, 'utf8');
-    if (magic && !has('content-length') && !has('transfer-encoding')) headers.push(['Content-Length', String(body.length)]);
-    if (magic && opts.defaultContentType && !has('content-type')) headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
+    if (magic && !has('content-length') && !has('transfer-encoding'))
+      headers.push(['Content-Length', String(body.length)]);
+    if (magic && opts.defaultContentType && !has('content-type'))
+      headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
   }
   return {
     method: bin(str(input.method) ?? 'GET'),

@@ -48,13 +48,19 @@ async function judge(gateway: CrsGateway, stage: Stage, from: string): Promise<{
     access === undefined
       ? 'nginx answered without asking Rampart'
       : `Rampart ${access.guardStatus}${access.rules ? ` (rules ${access.rules})` : ''}`;
-  const ok = e.expectError ? out.status === null || out.status >= 400 : e.status !== undefined && out.status !== null && e.status.includes(out.status);
+  const ok = e.expectError
+    ? out.status === null || out.status >= 400
+    : e.status !== undefined && out.status !== null && e.status.includes(out.status);
   const wanted = e.expectError ? 'an error' : JSON.stringify(e.status);
   return { ok, reason: `over HTTP: expected ${wanted}, got ${got}; ${who}` };
 }
 
 /** Judges the HTTP-level stages of the cases; their other stages passed in process. */
-export async function runHttpCases(gateway: CrsGateway, cases: readonly RegressionCase[], first = 0): Promise<CaseResult[]> {
+export async function runHttpCases(
+  gateway: CrsGateway,
+  cases: readonly RegressionCase[],
+  first = 0,
+): Promise<CaseResult[]> {
   const results: CaseResult[] = [];
   let n = first;
   for (const c of cases) {

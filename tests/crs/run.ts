@@ -28,10 +28,12 @@ const CAUSES: Record<string, Record<string, string>> = {
       "web-server behaviour: nginx answers 400 to CONNECT with an authority-form target (`1.2.3.4:80`) while parsing the request line, before any module (so Rampart) runs; CRS expects Apache's 405 or a ModSecurity deny (403)",
     '932100-3':
       'deployment: the nginx plugin asks Rampart through auth_request, which carries no request body, so an attack only in the body is not seen through nginx (the WAF inspects bodies given to it: in process and with plug-in-less access)',
-    '920181': 'web-server behaviour: Apache drops Content-Length when Transfer-Encoding is present (Node rejects such requests)',
+    '920181':
+      'web-server behaviour: Apache drops Content-Length when Transfer-Encoding is present (Node rejects such requests)',
   },
   '4': {
-    '920181': 'web-server behaviour: Apache drops Content-Length when Transfer-Encoding is present (Node rejects such requests)',
+    '920181':
+      'web-server behaviour: Apache drops Content-Length when Transfer-Encoding is present (Node rejects such requests)',
     '920270-4': APACHE_400('a Host header with `%00`'),
     '920610-2': APACHE_400('a request target with a `#fragment`'),
     '920274-1': `${APACHE_400('a Host header with `%1F`')}. Here 920274 (paranoia level 4) fires but does not block: the engine sets tx.paranoia_level only, and CRS 4 counts scores up to tx.blocking_paranoia_level (default 1)`,
@@ -53,13 +55,18 @@ function counts(r: SuiteResult): { inProcess: number; http: number; skipped: num
 function report(label: string, version: string, r: SuiteResult): void {
   const n = counts(r);
   console.log(`${label}: ${r.passRate.toFixed(1)} %`);
-  console.log(`  evaluated: ${n.inProcess + n.http} of ${r.results.length} cases (${n.inProcess} in process, ${n.http} over HTTP through nginx and the Rampart plugin, ${n.skipped} skipped)`);
+  console.log(
+    `  evaluated: ${n.inProcess + n.http} of ${r.results.length} cases (${n.inProcess} in process, ${n.http} over HTTP through nginx and the Rampart plugin, ${n.skipped} skipped)`,
+  );
   for (const [g, c] of [...r.byGroup].sort()) {
     const total = c.pass + c.fail;
     const http = r.results.filter((x) => x.group === g && x.http === true).length;
-    console.log(`  ${g}: ${total === 0 ? '-' : ((100 * c.pass) / total).toFixed(1)} % (${c.pass}/${total} pass, ${http} of them over HTTP, ${c.skip} skipped)`);
+    console.log(
+      `  ${g}: ${total === 0 ? '-' : ((100 * c.pass) / total).toFixed(1)} % (${c.pass}/${total} pass, ${http} of them over HTTP, ${c.skip} skipped)`,
+    );
   }
-  if (r.problems.length > 0) console.log(`  rule-set problems: ${r.problems.length} (first: ${r.problems.slice(0, 3).join(' | ')})`);
+  if (r.problems.length > 0)
+    console.log(`  rule-set problems: ${r.problems.length} (first: ${r.problems.slice(0, 3).join(' | ')})`);
   if (!write) {
     for (const f of r.results.filter((x) => x.status === 'fail')) console.log(`  FAIL ${f.id}: ${f.reason}`);
     return;
@@ -78,7 +85,10 @@ function report(label: string, version: string, r: SuiteResult): void {
     '|---|---|---|---|---|',
     ...[...r.byGroup]
       .sort()
-      .map(([g, c]) => `| ${g} | ${c.pass} | ${c.fail} | ${r.results.filter((x) => x.group === g && x.http === true).length} | ${c.skip} |`),
+      .map(
+        ([g, c]) =>
+          `| ${g} | ${c.pass} | ${c.fail} | ${r.results.filter((x) => x.group === g && x.http === true).length} | ${c.skip} |`,
+      ),
     '',
     '## Failures',
     '',
@@ -122,9 +132,14 @@ async function withHttp(suite: SuiteResult, ruleSet?: CrsGatewayOptions['ruleSet
   if (suite.deferred.length === 0 || args.includes('--no-http')) return suite;
   if (!HAS_NGINX) {
     if (check && process.env.CI === 'true') {
-      console.log(`ERROR: /usr/sbin/nginx is missing: ${suite.deferred.length} HTTP-level CRS cases cannot run (CI installs nginx via apt)`);
+      console.log(
+        `ERROR: /usr/sbin/nginx is missing: ${suite.deferred.length} HTTP-level CRS cases cannot run (CI installs nginx via apt)`,
+      );
       failed = true;
-    } else console.log(`note: /usr/sbin/nginx is missing: ${suite.deferred.length} HTTP-level CRS cases skipped (apt-get install nginx to run them)`);
+    } else
+      console.log(
+        `note: /usr/sbin/nginx is missing: ${suite.deferred.length} HTTP-level CRS cases skipped (apt-get install nginx to run them)`,
+      );
     return suite;
   }
   const gateway = await startCrsGateway(ruleSet === undefined ? {} : { ruleSet });
@@ -140,8 +155,14 @@ report('crs_regression_pass_rate', '3.3.4', v3);
 if (check) guard('crs_regression_pass_rate', v3);
 const v4opts = v4Options();
 if (v4opts) {
-  const v4 = await withHttp(await runSuite(v4opts, groups), CRS4 ? { rules: CRS4.rules, setup: CRS4.setup } : undefined);
+  const v4 = await withHttp(
+    await runSuite(v4opts, groups),
+    CRS4 ? { rules: CRS4.rules, setup: CRS4.setup } : undefined,
+  );
   report('crs_v4_regression_pass_rate', '4', v4);
   if (check) guard('crs_v4_regression_pass_rate', v4);
-} else console.log('crs_v4_regression_pass_rate: n/a (no CRS 4 rule tree: set CRS_V4_DIR or fetch coraza-coreruleset/v4 with go)');
+} else
+  console.log(
+    'crs_v4_regression_pass_rate: n/a (no CRS 4 rule tree: set CRS_V4_DIR or fetch coraza-coreruleset/v4 with go)',
+  );
 if (failed) process.exit(1);

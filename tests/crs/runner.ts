@@ -62,7 +62,10 @@ export function groupOfDir(dir: string): string {
   return /REQUEST-(\d{3})-/.exec(dir)?.[1] ?? basename(dir);
 }
 
-export async function loadSuiteWaf(opts: SuiteOptions, log: (l: string) => void): Promise<{ waf: Waf; problems: string[] }> {
+export async function loadSuiteWaf(
+  opts: SuiteOptions,
+  log: (l: string) => void,
+): Promise<{ waf: Waf; problems: string[] }> {
   const rs = await loadRuleSet(opts.rulesDir, {
     ...(opts.setupFile !== undefined ? { setupFile: opts.setupFile } : {}),
     before: opts.before ?? [],
@@ -76,7 +79,10 @@ export async function loadSuiteWaf(opts: SuiteOptions, log: (l: string) => void)
     if (setupFile !== undefined ? d.file === setupFile : /crs-setup/.test(d.file)) at = i + 1;
   });
   const directives = [...rs.directives.slice(0, at), ...setup.directives, ...rs.directives.slice(at)];
-  const groups = Object.fromEntries(GROUPS.map((g) => [g, { enabled: true, level: 4 }])) as Record<GroupId, { enabled: boolean; level: number }>;
+  const groups = Object.fromEntries(GROUPS.map((g) => [g, { enabled: true, level: 4 }])) as Record<
+    GroupId,
+    { enabled: boolean; level: number }
+  >;
   const waf = createWaf({ directives, dataFiles: rs.dataFiles }, { groups, compatibilityLog: log });
   const problems = [...rs.problems, ...setup.problems, ...waf.problems].map((p) => `${p.file}:${p.line}: ${p.message}`);
   return { waf, problems };
@@ -87,7 +93,8 @@ function checkStage(waf: Waf, stage: Stage, lines: string[]): { status: CaseStat
   if (stage.request === undefined) return { status: 'fail', reason: `request not built: ${stage.buildError ?? ''}` };
   if (e.expectError) return { status: 'skip', reason: 'expects an HTTP-level error (server rejects the request)' };
   const hasLog = e.logContains.length + e.noLogContains.length + e.expectIds.length + e.noExpectIds.length > 0;
-  if (!hasLog) return { status: 'skip', reason: `status-only expectation ${JSON.stringify(e.status)} (web server behaviour)` };
+  if (!hasLog)
+    return { status: 'skip', reason: `status-only expectation ${JSON.stringify(e.status)} (web server behaviour)` };
   lines.length = 0;
   try {
     waf.inspect(stage.request);
@@ -97,10 +104,13 @@ function checkStage(waf: Waf, stage: Stage, lines: string[]): { status: CaseStat
   const log = lines.join('\n');
   const ids = [...log.matchAll(/\[id "(\d+)"\]/g)].map((m) => m[1]);
   const logged = `logged: ${[...new Set(ids)].join(' ') || '(none)'}`;
-  for (const re of e.logContains) if (!re.test(log)) return { status: 'fail', reason: `missing ${re.source}; ${logged}` };
-  for (const re of e.noLogContains) if (re.test(log)) return { status: 'fail', reason: `unexpected ${re.source}; ${logged}` };
+  for (const re of e.logContains)
+    if (!re.test(log)) return { status: 'fail', reason: `missing ${re.source}; ${logged}` };
+  for (const re of e.noLogContains)
+    if (re.test(log)) return { status: 'fail', reason: `unexpected ${re.source}; ${logged}` };
   for (const id of e.expectIds) if (!ids.includes(id)) return { status: 'fail', reason: `missing id ${id}; ${logged}` };
-  for (const id of e.noExpectIds) if (ids.includes(id)) return { status: 'fail', reason: `unexpected id ${id}; ${logged}` };
+  for (const id of e.noExpectIds)
+    if (ids.includes(id)) return { status: 'fail', reason: `unexpected id ${id}; ${logged}` };
   return { status: 'pass', reason: '' };
 }
 
@@ -125,7 +135,9 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
     const ov = overrides.find((o) => o.ruleId === ruleId && o.testIds.includes(testId ?? ''));
     let status: CaseStatus = 'pass';
     let reason = '';
-    const stages = ov ? c.stages.map((stage) => ({ ...stage, expect: { ...stage.expect, ...pickLog(ov.expect, stage.expect) } })) : c.stages;
+    const stages = ov
+      ? c.stages.map((stage) => ({ ...stage, expect: { ...stage.expect, ...pickLog(ov.expect, stage.expect) } }))
+      : c.stages;
     for (const s of stages) {
       const r = checkStage(waf, s, lines);
       if (r.status === 'fail') {
@@ -145,7 +157,10 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
   return { ...tally(results, groupsWanted), problems, deferred };
 }
 
-function tally(results: CaseResult[], groupsWanted: readonly string[]): Pick<SuiteResult, 'results' | 'byGroup' | 'passRate'> {
+function tally(
+  results: CaseResult[],
+  groupsWanted: readonly string[],
+): Pick<SuiteResult, 'results' | 'byGroup' | 'passRate'> {
   const byGroup = new Map<string, { pass: number; fail: number; skip: number }>();
   for (const g of groupsWanted) byGroup.set(g, { pass: 0, fail: 0, skip: 0 });
   for (const r of results) {
@@ -158,7 +173,11 @@ function tally(results: CaseResult[], groupsWanted: readonly string[]): Pick<Sui
 }
 
 /** The suite with the HTTP-level results in place of the cases it skipped. */
-export function withHttpResults(suite: SuiteResult, http: readonly CaseResult[], groupsWanted: readonly string[] = GROUPS): SuiteResult {
+export function withHttpResults(
+  suite: SuiteResult,
+  http: readonly CaseResult[],
+  groupsWanted: readonly string[] = GROUPS,
+): SuiteResult {
   const byId = new Map(http.map((r) => [r.id, r]));
   const results = suite.results.map((r) => (r.status === 'skip' ? (byId.get(r.id) ?? r) : r));
   return { ...suite, ...tally(results, groupsWanted), deferred: suite.deferred.filter((c) => !byId.has(c.id)) };
@@ -167,7 +186,14 @@ export function withHttpResults(suite: SuiteResult, http: readonly CaseResult[],
 /** An override replaces only the log expectations it states. */
 function pickLog(ov: Stage['expect'], base: Stage['expect']): Partial<Stage['expect']> {
   const hasLog = ov.logContains.length + ov.noLogContains.length + ov.expectIds.length + ov.noExpectIds.length > 0;
-  return hasLog ? { logContains: ov.logContains, noLogContains: ov.noLogContains, expectIds: ov.expectIds, noExpectIds: ov.noExpectIds } : { status: ov.status ?? base.status };
+  return hasLog
+    ? {
+        logContains: ov.logContains,
+        noLogContains: ov.noLogContains,
+        expectIds: ov.expectIds,
+        noExpectIds: ov.noExpectIds,
+      }
+    : { status: ov.status ?? base.status };
 }
 
 /** The shared CRS regression data sits beside the checkout (`../shared/crs-regression`). */

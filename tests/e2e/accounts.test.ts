@@ -160,7 +160,9 @@ describe('console accounts, end to end', () => {
     await admin.getByText('You have signed out.').waitFor();
     await admin.reload();
     await new SignInPage(admin).heading().waitFor();
-    const replay = await fetch(`${engine.url}/api/v1/session`, { headers: { Cookie: `rampart_session=${session?.value ?? ''}` } });
+    const replay = await fetch(`${engine.url}/api/v1/session`, {
+      headers: { Cookie: `rampart_session=${session?.value ?? ''}` },
+    });
     expect(replay.status).toBe(401);
   });
 

@@ -32,7 +32,12 @@ interface SiteJson {
   antiBot: { enabled: boolean; scanner: boolean; scriptTool: boolean; otherCrawler: boolean };
 }
 
-async function setUp(browser: Browser, engine: TestEngine, requests: RequestLog, email: string): Promise<{ context: BrowserContext; page: Page }> {
+async function setUp(
+  browser: Browser,
+  engine: TestEngine,
+  requests: RequestLog,
+  email: string,
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await newContext(browser, requests);
   const page = await context.newPage();
   await page.goto(`${engine.url}/`);
@@ -139,7 +144,12 @@ describe('sites, edition B', () => {
     expect(await row.getByTestId('connection').textContent()).toContain('Not connected');
 
     const [stored] = await sites(page, engine);
-    expect(stored?.passList).toEqual({ pathEnabled: true, paths: ['^/health$', '^/static/', '^/favicon\\.ico$'], ipEnabled: true, ips: ['10.0.0.0/8'] });
+    expect(stored?.passList).toEqual({
+      pathEnabled: true,
+      paths: ['^/health$', '^/static/', '^/favicon\\.ico$'],
+      ipEnabled: true,
+      ips: ['10.0.0.0/8'],
+    });
     expect(stored?.blockList.ips).toEqual(['203.0.113.0/24', '198.51.100.7']);
   });
 
@@ -211,7 +221,9 @@ describe('sites, edition B', () => {
     expect(await page.locator('#global-token-expiry').inputValue()).toBe('120');
     expect(await sitesPage.switchState('global-ip-lock')).toBe(true);
 
-    const before = ((await (await page.context().request.get(`${engine.url}/api/v1/site-global`)).json()) as { accessKey: string }).accessKey;
+    const before = (
+      (await (await page.context().request.get(`${engine.url}/api/v1/site-global`)).json()) as { accessKey: string }
+    ).accessKey;
     expect(await page.getByTestId('access-key').textContent()).not.toContain(before);
     await page.getByTestId('reveal-key').click();
     expect(await page.getByTestId('access-key').textContent()).toBe(before);
@@ -224,7 +236,9 @@ describe('sites, edition B', () => {
     await page.getByTestId('rotate-key').click();
     await confirm.getByRole('button', { name: 'Generate new key' }).click();
     await page.getByText('A new Access Key is in effect').waitFor();
-    const after = ((await (await page.context().request.get(`${engine.url}/api/v1/site-global`)).json()) as { accessKey: string }).accessKey;
+    const after = (
+      (await (await page.context().request.get(`${engine.url}/api/v1/site-global`)).json()) as { accessKey: string }
+    ).accessKey;
     expect(after).not.toBe(before);
     expect(await page.getByTestId('access-key').textContent()).toBe(after);
     await confirm.waitFor({ state: 'hidden' });

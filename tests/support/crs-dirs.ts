@@ -16,7 +16,8 @@ export const CRS3 = {
   after: '/etc/modsecurity/crs/RESPONSE-999-EXCLUSION-RULES-AFTER-CRS.conf',
 };
 
-export const HAS_CRS3 = existsSync(join(CRS3.rules, 'REQUEST-942-APPLICATION-ATTACK-SQLI.conf')) && existsSync(CRS3.setup);
+export const HAS_CRS3 =
+  existsSync(join(CRS3.rules, 'REQUEST-942-APPLICATION-ATTACK-SQLI.conf')) && existsSync(CRS3.setup);
 
 export interface Crs4 {
   /** Folder passed to loadRuleSet. */
@@ -37,7 +38,8 @@ function latest(dir: string, prefix: string): string | null {
 
 function findCrs4(): Crs4 | null {
   const env = process.env.CRS_V4_DIR;
-  if (env && existsSync(join(env, 'rules'))) return { dir: env, rules: join(env, 'rules'), setup: join(env, 'crs-setup.conf.example') };
+  if (env && existsSync(join(env, 'rules')))
+    return { dir: env, rules: join(env, 'rules'), setup: join(env, 'crs-setup.conf.example') };
   const cache = process.env.GOMODCACHE ?? join(process.env.GOPATH ?? join(homedir(), 'go'), 'pkg', 'mod');
   const upstream = latest(join(cache, 'github.com', 'coreruleset'), 'coreruleset@v4.');
   if (upstream && existsSync(join(upstream, 'rules'))) {

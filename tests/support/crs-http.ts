@@ -128,10 +128,18 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
       await mkdir(release);
       await symlink(options.ruleSet.rules, join(release, 'rules'));
       await symlink(options.ruleSet.setup, join(release, 'crs-setup.conf.example'));
-      const status = await call<{ state: string; lastError: { message: string } | null }>('PUT', '/rule-set', { dir: release });
-      if (status.state !== 'loaded' || status.lastError) throw new Error(`rule set ${options.ruleSet.rules}: ${status.lastError?.message ?? status.state}`);
+      const status = await call<{ state: string; lastError: { message: string } | null }>('PUT', '/rule-set', {
+        dir: release,
+      });
+      if (status.state !== 'loaded' || status.lastError)
+        throw new Error(`rule set ${options.ruleSet.rules}: ${status.lastError?.message ?? status.state}`);
     }
-    await call('PUT', '/site-global', { tokenCookieName: TOKEN_COOKIE, identityCookieName: 'rampart_id', tokenExpirySeconds: 86_400, ipLock: false });
+    await call('PUT', '/site-global', {
+      tokenCookieName: TOKEN_COOKIE,
+      identityCookieName: 'rampart_id',
+      tokenExpirySeconds: 86_400,
+      ipLock: false,
+    });
     const site = await call<{ id: string }>('POST', '/sites', {
       name: 'CRS regression',
       domain: 'localhost',
@@ -141,11 +149,18 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
       browserFeatureDetection: false,
       queryThreatStore: false,
     });
-    const { groups } = await call<{ groups: { id: string; ruleCount: number }[] }>('GET', `/sites/${site.id}/basic-rules`);
-    if (groups.length !== 12 || groups.some((g) => g.ruleCount === 0)) throw new Error('the Core Rule Set is not loaded (12 groups with rules expected)');
-    for (const g of groups) await call('PUT', `/sites/${site.id}/basic-rules/groups/${g.id}`, { enabled: true, level: 'very_strict' });
+    const { groups } = await call<{ groups: { id: string; ruleCount: number }[] }>(
+      'GET',
+      `/sites/${site.id}/basic-rules`,
+    );
+    if (groups.length !== 12 || groups.some((g) => g.ruleCount === 0))
+      throw new Error('the Core Rule Set is not loaded (12 groups with rules expected)');
+    for (const g of groups)
+      await call('PUT', `/sites/${site.id}/basic-rules/groups/${g.id}`, { enabled: true, level: 'very_strict' });
 
-    const res = await fetch(`${engine.url}/api/v1/sites/${site.id}/plugin`, { headers: { cookie: admin.cookie ?? '' } });
+    const res = await fetch(`${engine.url}/api/v1/sites/${site.id}/plugin`, {
+      headers: { cookie: admin.cookie ?? '' },
+    });
     if (res.status !== 200) throw new Error(`plugin bundle: ${res.status}`);
     const tarball = join(dir, 'bundle.tar.gz');
     await writeFile(tarball, Buffer.from(await res.arrayBuffer()));
@@ -182,8 +197,17 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
     }`);
 
     const tokenCookie = await obtainToken(port);
-    const probe = await sendRaw(port, Buffer.from(`GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: ${BROWSER_UA}\r\nCookie: ${tokenCookie}\r\nConnection: close\r\n\r\n`), '127.0.0.2');
-    if (probe.status !== 200) throw new Error(`a plain GET with the token did not reach the upstream: ${probe.status ?? probe.error} ${probe.head}`);
+    const probe = await sendRaw(
+      port,
+      Buffer.from(
+        `GET / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: ${BROWSER_UA}\r\nCookie: ${tokenCookie}\r\nConnection: close\r\n\r\n`,
+      ),
+      '127.0.0.2',
+    );
+    if (probe.status !== 200)
+      throw new Error(
+        `a plain GET with the token did not reach the upstream: ${probe.status ?? probe.error} ${probe.head}`,
+      );
 
     const running = engine;
     return {
@@ -195,7 +219,9 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
         const records = await running.logStore.read(`access:${site.id}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
         const last = records.findLast((r) => r.src_ip === from);
         const text = (v: unknown): string => (typeof v === 'string' ? v : Array.isArray(v) ? v.join(',') : '');
-        return last === undefined ? undefined : { guardStatus: text(last.guard_status), rules: text(last.waf_triggered_rules) };
+        return last === undefined
+          ? undefined
+          : { guardStatus: text(last.guard_status), rules: text(last.waf_triggered_rules) };
       },
       stop,
     };

@@ -39,12 +39,16 @@ ${http}
     const file = join(this.prefix, 'nginx.conf');
     await writeFile(file, conf);
     try {
-      execFileSync(NGINX, ['-t', '-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], { stdio: 'pipe' });
+      execFileSync(NGINX, ['-t', '-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], {
+        stdio: 'pipe',
+      });
     } catch (error) {
       const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
       throw new Error(`nginx -t failed:\n${stderr}\n${conf}`, { cause: error });
     }
-    const child = spawn(NGINX, ['-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(NGINX, ['-p', this.prefix, '-c', file, '-e', join(this.prefix, 'logs/error.log')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     child.stderr?.on('data', (c: Buffer) => (this.#stderr += c.toString()));
     this.#process = child;
     await sleep(300);

@@ -25,7 +25,10 @@ export class TestSmtpServer {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
-          const mail = { to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw: Buffer.concat(chunks).toString('utf8') };
+          const mail = {
+            to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          };
           this.received.push(mail);
           for (const w of [...this.#waiters]) {
             if (mail.to.includes(w.to)) {

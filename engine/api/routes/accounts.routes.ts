@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { RampartError } from '#engine/shared';
 import { defineRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
-import { accountView, booleanQuery, email, idParams, linkDelivery, listQuery, password, role, toAccountView } from '../schemas.ts';
+import {
+  accountView,
+  booleanQuery,
+  email,
+  idParams,
+  linkDelivery,
+  listQuery,
+  password,
+  role,
+  toAccountView,
+} from '../schemas.ts';
 
 const ADMIN = ['administrator'] as const;
 
@@ -114,7 +124,8 @@ export function accountRoutes(deps: ApiDeps): AnyRoute[] {
       access: ADMIN,
       params: idParams,
       response: accountView,
-      handler: async ({ caller, params }) => toAccountView(await deps.accounts.setEnabled(actorOf(caller), params.id, false)),
+      handler: async ({ caller, params }) =>
+        toAccountView(await deps.accounts.setEnabled(actorOf(caller), params.id, false)),
     }),
     defineRoute({
       method: 'POST',
@@ -125,7 +136,8 @@ export function accountRoutes(deps: ApiDeps): AnyRoute[] {
       access: ADMIN,
       params: idParams,
       response: accountView,
-      handler: async ({ caller, params }) => toAccountView(await deps.accounts.setEnabled(actorOf(caller), params.id, true)),
+      handler: async ({ caller, params }) =>
+        toAccountView(await deps.accounts.setEnabled(actorOf(caller), params.id, true)),
     }),
     defineRoute({
       method: 'PUT',
@@ -137,7 +149,8 @@ export function accountRoutes(deps: ApiDeps): AnyRoute[] {
       params: idParams,
       body: z.object({ role }).strict(),
       response: accountView,
-      handler: async ({ caller, params, body }) => toAccountView(await deps.accounts.setRole(actorOf(caller), params.id, body.role)),
+      handler: async ({ caller, params, body }) =>
+        toAccountView(await deps.accounts.setRole(actorOf(caller), params.id, body.role)),
     }),
     defineRoute({
       method: 'POST',

@@ -20,7 +20,9 @@ const ruleSetStatus = z.object({
   ruleCount: z.number(),
   loadedAt: z.number().nullable(),
   problems: z.array(z.object({ file: z.string(), line: z.number(), message: z.string() })),
-  lastError: z.object({ message: z.string(), file: z.string().nullable(), line: z.number().nullable(), at: z.number() }).nullable(),
+  lastError: z
+    .object({ message: z.string(), file: z.string().nullable(), line: z.number().nullable(), at: z.number() })
+    .nullable(),
 });
 
 const groupView = z.object({
@@ -86,7 +88,9 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
       tag: 'rules',
       access: MANAGERS,
       module: 'basic',
-      body: z.object({ dir: z.string().trim().min(1, 'must not be empty (send null to auto-detect)').max(4096).nullable() }).strict(),
+      body: z
+        .object({ dir: z.string().trim().min(1, 'must not be empty (send null to auto-detect)').max(4096).nullable() })
+        .strict(),
       response: ruleSetStatus,
       handler: ({ body }) => ruleSets.useDir(body.dir),
     }),

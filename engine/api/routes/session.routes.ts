@@ -81,7 +81,10 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       body: z.object({ email, password }).strict(),
       response: sessionView,
       handler: async ({ body, ip, reply }) =>
-        startSession(reply, await deps.accounts.signIn(body.email, body.password, ip, reply.request.cookies[DEVICE_COOKIE])),
+        startSession(
+          reply,
+          await deps.accounts.signIn(body.email, body.password, ip, reply.request.cookies[DEVICE_COOKIE]),
+        ),
     }),
     defineRoute({
       method: 'GET',

@@ -11,7 +11,12 @@ import { idParams } from '../schemas.ts';
 /** Spec 5.2: administrators and users manage sites (configuration management). */
 const MANAGERS = ['administrator', 'user'] as const;
 
-const list = z.object({ pathEnabled: z.boolean(), paths: z.array(z.string()), ipEnabled: z.boolean(), ips: z.array(z.string()) });
+const list = z.object({
+  pathEnabled: z.boolean(),
+  paths: z.array(z.string()),
+  ipEnabled: z.boolean(),
+  ips: z.array(z.string()),
+});
 
 const siteStatus = z.object({
   connected: z.boolean(),
@@ -87,7 +92,11 @@ const accessKeyView = z.object({ accessKey: z.string() });
 
 const maskKey = (key: string): string => (key ? '•'.repeat(8) + key.slice(-4) : '');
 
-function globalViewFor(caller: Caller | undefined, global: SiteGlobalRecord, reply: FastifyReply): z.infer<typeof globalView> {
+function globalViewFor(
+  caller: Caller | undefined,
+  global: SiteGlobalRecord,
+  reply: FastifyReply,
+): z.infer<typeof globalView> {
   reply.header('cache-control', 'no-store');
   const { accessKey, ...settings } = global;
   const view = { ...settings, accessKeySet: accessKey.length > 0, accessKeyMasked: maskKey(accessKey) };
@@ -96,13 +105,17 @@ function globalViewFor(caller: Caller | undefined, global: SiteGlobalRecord, rep
 
 const gatewayAddressView = z.object({
   address: z.string().describe('host:port that plugin bundles tell gateways to reach the gateway API at'),
-  source: z.enum(['console', 'environment', 'detected']).describe('set in the console, given at start-up, or worked out'),
+  source: z
+    .enum(['console', 'environment', 'detected'])
+    .describe('set in the console, given at start-up, or worked out'),
   automatic: z.string().describe('the address used when none is set in the console'),
   listening: z.string().describe('where the gateway API listens'),
 });
 
 const gatewayAddressInput = z
-  .object({ address: z.string().trim().max(300, 'must be at most 300 characters').describe("host:port, or '' for automatic") })
+  .object({
+    address: z.string().trim().max(300, 'must be at most 300 characters').describe("host:port, or '' for automatic"),
+  })
   .strict();
 
 const connectionTestView = z.object({
@@ -219,7 +232,9 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       handler: ({ params }) => {
         const site = sites.get(params.id);
         if (site.accessMethod !== 'plugin') {
-          throw new RampartError('VALIDATION_FAILED', 'accessMethod: the plugin bundle is for plugin-access sites', { field: 'accessMethod' });
+          throw new RampartError('VALIDATION_FAILED', 'accessMethod: the plugin bundle is for plugin-access sites', {
+            field: 'accessMethod',
+          });
         }
         const bundle = pluginBundle({
           site,
@@ -235,7 +250,8 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       method: 'POST',
       path: '/sites/:id/connection-test',
       operationId: 'testSiteConnection',
-      summary: "Test a plugin site's gateway connection: whether the advertised address answers, and the last heartbeat",
+      summary:
+        "Test a plugin site's gateway connection: whether the advertised address answers, and the last heartbeat",
       tag: 'sites',
       access: MANAGERS,
       params: idParams,
@@ -272,7 +288,8 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       method: 'PUT',
       path: '/gateway-address',
       operationId: 'setGatewayAddress',
-      summary: "Set the address plugin bundles advertise ('' for automatic; administrators); download bundles again afterwards",
+      summary:
+        "Set the address plugin bundles advertise ('' for automatic; administrators); download bundles again afterwards",
       tag: 'sites',
       access: ['administrator'],
       body: gatewayAddressInput,

@@ -10,4 +10,11 @@ export {
   PLUGIN_LOCATIONS,
   MAX_PATTERN_LENGTH,
 } from './custom-rules.ts';
-export type { CustomLocation, ConditionLocation, CustomCondition, CustomRuleSpec, CustomRequest, CustomRuleMatcher } from './custom-rules.ts';
+export type {
+  CustomLocation,
+  ConditionLocation,
+  CustomCondition,
+  CustomRuleSpec,
+  CustomRequest,
+  CustomRuleMatcher,
+} from './custom-rules.ts';

@@ -30,7 +30,8 @@ function esc(s: string): string {
 
 export function formatLogLine(x: LogLineInput): string {
   const op = x.operator;
-  const head = x.disruptive !== undefined ? `Access denied with code ${x.disruptive} (phase ${x.rule.phase})` : 'Warning';
+  const head =
+    x.disruptive !== undefined ? `Access denied with code ${x.disruptive} (phase ${x.rule.phase})` : 'Warning';
   const what = op
     ? `Matched "Operator \`${op.name}' with parameter \`${esc(op.argument)}' against variable \`${esc(x.match.variable)}' (Value: \`${esc(x.value)}' )`
     : 'Unconditional match in SecAction.';

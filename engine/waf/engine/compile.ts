@@ -242,8 +242,18 @@ function parsePhase(v: string): number {
   return p;
 }
 
-function defaultsFrom(actions: readonly ParsedAction[], transformations: ReadonlyMap<string, Transformation>): [number, DefaultActions] {
-  const d: DefaultActions = { transforms: [], transformNames: [], log: true, auditlog: true, disruptive: 'pass', status: undefined };
+function defaultsFrom(
+  actions: readonly ParsedAction[],
+  transformations: ReadonlyMap<string, Transformation>,
+): [number, DefaultActions] {
+  const d: DefaultActions = {
+    transforms: [],
+    transformNames: [],
+    log: true,
+    auditlog: true,
+    disruptive: 'pass',
+    status: undefined,
+  };
   let phase = 2;
   for (const a of actions) {
     const n = a.name.toLowerCase();
@@ -265,7 +275,8 @@ function defaultsFrom(actions: readonly ParsedAction[], transformations: Readonl
       d.auditlog = false;
     } else if (n === 'auditlog') d.auditlog = true;
     else if (n === 'noauditlog') d.auditlog = false;
-    else if (n === 'pass' || n === 'deny' || n === 'drop' || n === 'block' || n === 'allow' || n === 'redirect') d.disruptive = n;
+    else if (n === 'pass' || n === 'deny' || n === 'drop' || n === 'block' || n === 'allow' || n === 'redirect')
+      d.disruptive = n;
     else if (n === 'status') d.status = Number(a.value);
   }
   return [phase, d];
@@ -278,13 +289,26 @@ function emptyDefaults(): DefaultActions {
 export function compileRuleSet(input: CompileInput): CompileResult {
   const problems: ParseProblem[] = [];
   const config: EngineConfig = { ...DEFAULT_CONFIG, ...input.config };
-  const defaults: DefaultActions[] = [emptyDefaults(), emptyDefaults(), emptyDefaults(), emptyDefaults(), emptyDefaults(), emptyDefaults()];
+  const defaults: DefaultActions[] = [
+    emptyDefaults(),
+    emptyDefaults(),
+    emptyDefaults(),
+    emptyDefaults(),
+    emptyDefaults(),
+    emptyDefaults(),
+  ];
   const ordered: (CompiledRule | CompiledMarker)[] = [];
   const byId = new Map<string, CompiledRule>();
   const removeIds: [number, number][] = [];
   const removeTags: string[] = [];
   const removeMsgs: string[] = [];
-  const targetUpdates: { by: 'id' | 'tag' | 'msg'; ranges: [number, number][]; text: string; targets: string[]; at: SourcePosition }[] = [];
+  const targetUpdates: {
+    by: 'id' | 'tag' | 'msg';
+    ranges: [number, number][];
+    text: string;
+    targets: string[];
+    at: SourcePosition;
+  }[] = [];
   const disabled = input.disabledGroups ?? new Set<number>();
 
   const env = (from: SourcePosition): CompileEnv => ({
@@ -561,12 +585,20 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     for (const rule of kept) {
       if (rule.kind !== 'rule') continue;
       const hit =
-        u.by === 'id' ? inRanges(rule.idNum, u.ranges) : u.by === 'tag' ? rule.tags.some((t) => tagMatches(u.text, t)) : rule.msg?.source === u.text;
+        u.by === 'id'
+          ? inRanges(rule.idNum, u.ranges)
+          : u.by === 'tag'
+            ? rule.tags.some((t) => tagMatches(u.text, t))
+            : rule.msg?.source === u.text;
       if (!hit) continue;
       try {
         for (const t of u.targets) {
           const target = parseTarget(t);
-          (target.exclude ? rule.exclusions : rule.variables).push({ name: target.name, key: target.key, count: target.count });
+          (target.exclude ? rule.exclusions : rule.variables).push({
+            name: target.name,
+            key: target.key,
+            count: target.count,
+          });
         }
       } catch (err) {
         problems.push({ file: u.at.file, line: u.at.line, message: (err as Error).message });
@@ -694,7 +726,25 @@ export function compileRuleSet(input: CompileInput): CompileResult {
     });
   });
   return {
-    ruleSet: { phases, markers, byId, config, transformParent, transformFn, targetSets: targetSets.size, prefilter, memoWords, values: new ValueCache(transformFn.length), lastSets: [], selectors, plans, pairSelector, pairNode, txPrefix: txOnlyPrefix(phases[1] ?? []), levelPlans: newLevelPlanCache() },
+    ruleSet: {
+      phases,
+      markers,
+      byId,
+      config,
+      transformParent,
+      transformFn,
+      targetSets: targetSets.size,
+      prefilter,
+      memoWords,
+      values: new ValueCache(transformFn.length),
+      lastSets: [],
+      selectors,
+      plans,
+      pairSelector,
+      pairNode,
+      txPrefix: txOnlyPrefix(phases[1] ?? []),
+      levelPlans: newLevelPlanCache(),
+    },
     problems,
   };
 }
@@ -786,7 +836,12 @@ function planOf(list: readonly PhaseEntry[], pairIds: Map<string, number>): Phas
 }
 
 function selectorKey(v: CompiledVariable): unknown[] {
-  return [v.name, v.count, v.key?.kind, v.key === undefined ? '' : v.key.kind === 'literal' ? v.key.value : v.key.source];
+  return [
+    v.name,
+    v.count,
+    v.key?.kind,
+    v.key === undefined ? '' : v.key.kind === 'literal' ? v.key.value : v.key.source,
+  ];
 }
 
 /** ModSecurity treats ruleRemoveByTag's argument as a regex over each tag. */
@@ -805,7 +860,13 @@ function applyConfig(
   removeIds: [number, number][],
   removeTags: string[],
   removeMsgs: string[],
-  targetUpdates: { by: 'id' | 'tag' | 'msg'; ranges: [number, number][]; text: string; targets: string[]; at: SourcePosition }[],
+  targetUpdates: {
+    by: 'id' | 'tag' | 'msg';
+    ranges: [number, number][];
+    text: string;
+    targets: string[];
+    at: SourcePosition;
+  }[],
 ): void {
   const name = d.name.toLowerCase();
   const a0 = d.args[0] ?? '';

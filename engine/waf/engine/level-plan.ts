@@ -73,7 +73,18 @@ function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number
     guardValues.push(values);
     guardNames.push(names);
   }
-  return { paranoiaLevel, fates, guardValues, guardNames, txKeys: phases.map(() => []), txEntries: phases.map(() => []), txWatch: new Map(), txMasks: phases.map(() => []), txWords: 1, snapshot: undefined };
+  return {
+    paranoiaLevel,
+    fates,
+    guardValues,
+    guardNames,
+    txKeys: phases.map(() => []),
+    txEntries: phases.map(() => []),
+    txWatch: new Map(),
+    txMasks: phases.map(() => []),
+    txWords: 1,
+    snapshot: undefined,
+  };
 }
 
 /**
@@ -85,7 +96,8 @@ function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number
 function isLevelGuard(rule: CompiledRule): boolean {
   if (rule.group < 0 || rule.unconditional || rule.chain !== undefined) return false;
   const target = rule.txTarget;
-  if (target === undefined || target.count || target.key?.kind !== 'literal' || !PARANOIA_KEYS.has(target.key.lower)) return false;
+  if (target === undefined || target.count || target.key?.kind !== 'literal' || !PARANOIA_KEYS.has(target.key.lower))
+    return false;
   if (rule.operator?.fn === undefined || rule.operator.dynamic !== undefined) return false;
   if (rule.capture || rule.setvars.length > 0 || rule.ctls.length > 0 || rule.log || rule.severity !== '') return false;
   let action = rule.disruptive ?? rule.defaultDisruptive;
@@ -102,7 +114,8 @@ function isLevelGuard(rule: CompiledRule): boolean {
 export function txConditionKeys(rule: CompiledRule, wholeChain: boolean): string[] | undefined {
   const keys: string[] = [];
   for (let link: CompiledRule | undefined = rule; link !== undefined; link = wholeChain ? link.chain : undefined) {
-    if (link.unconditional || link.variables.length === 0 || link.exclusions.length > 0 || link.multiMatch) return undefined;
+    if (link.unconditional || link.variables.length === 0 || link.exclusions.length > 0 || link.multiMatch)
+      return undefined;
     if (link.operator?.fn === undefined || link.operator.dynamic !== undefined) return undefined;
     for (const v of link.variables) {
       if (v.name !== 'TX' || v.key?.kind !== 'literal') return undefined;

@@ -274,5 +274,3 @@ export interface LevelPlanCache {
   byArray: WeakMap<readonly number[], LevelPlan>;
   byKey: Map<string, LevelPlan>;
 }
-
-

@@ -4,7 +4,15 @@
  * tried; each match runs the rule's non-disruptive actions (setvar, ctl, capture); a chain needs
  * every link to match and logs with the last link's MATCHED_VAR; skipAfter jumps within the phase.
  */
-import type { MatchedRule, MatchState, OperatorFn, Transformation, WafOutcome, WafRequest, WafResponse } from '../types.ts';
+import type {
+  MatchedRule,
+  MatchState,
+  OperatorFn,
+  Transformation,
+  WafOutcome,
+  WafRequest,
+  WafResponse,
+} from '../types.ts';
 import { parseUrlencoded } from './body/urlencoded.ts';
 import { parseMultipart, strictError, emptyFlags, type MultipartFile, type MultipartFlags } from './body/multipart.ts';
 import { parseJson } from './body/json.ts';
@@ -273,8 +281,16 @@ export class Transaction {
 
   outcome(): WafOutcome {
     const score =
-      this.txNumber('blocking_inbound_anomaly_score') ?? this.txNumber('anomaly_score') ?? this.txNumber('inbound_anomaly_score') ?? 0;
-    return { interrupted: this.interrupted, status: this.interrupted ? this.status : 200, matched: this.matched, score };
+      this.txNumber('blocking_inbound_anomaly_score') ??
+      this.txNumber('anomaly_score') ??
+      this.txNumber('inbound_anomaly_score') ??
+      0;
+    return {
+      interrupted: this.interrupted,
+      status: this.interrupted ? this.status : 200,
+      matched: this.matched,
+      score,
+    };
   }
 
   private txNumber(key: string): number | undefined {
@@ -431,7 +447,9 @@ export class Transaction {
     });
     // Each TX key an *_IF_SAME fate reads gets a bit; each such entry, the mask of its keys.
     const watch = plan.txWatch;
-    for (const entries of plan.txKeys) for (const keys of entries) if (keys !== undefined) for (const k of keys) if (!watch.has(k)) watch.set(k, watch.size);
+    for (const entries of plan.txKeys)
+      for (const keys of entries)
+        if (keys !== undefined) for (const k of keys) if (!watch.has(k)) watch.set(k, watch.size);
     plan.txWords = wordsFor(watch.size);
     plan.txKeys.forEach((entries, phase) => {
       entries.forEach((keys, i) => {
@@ -459,7 +477,8 @@ export class Transaction {
     const t = new Transaction(this.rs, TEMPLATE_REQUEST, { ...this.opts, logSink: undefined });
     // The prefix reads no request data (compile.ts checks), so any request gives the same TX.
     const resume = t.runFrom(1, 0, this.rs.txPrefix);
-    if (resume < 0 || t.matched.length > 0 || t.interrupted || t.allowAll || t.allowRequest || t.allowPhase) return null;
+    if (resume < 0 || t.matched.length > 0 || t.interrupted || t.allowAll || t.allowRequest || t.allowPhase)
+      return null;
     if (t.ruleEngine !== this.ruleEngine || t.removedRanges.length > 0 || t.removedTargets.length > 0) return null;
     const snapshot: TxSnapshot = {
       tx: [...t.tx],
@@ -488,7 +507,8 @@ export class Transaction {
     if (this.removedTags.length > 0) {
       for (const t of this.removedTags) for (const tag of rule.tags) if (tagMatches(t, tag)) return true;
     }
-    if (this.removedMsgs.length > 0 && rule.msg !== undefined && this.removedMsgs.includes(rule.msg.source)) return true;
+    if (this.removedMsgs.length > 0 && rule.msg !== undefined && this.removedMsgs.includes(rule.msg.source))
+      return true;
     return false;
   }
 
@@ -508,7 +528,8 @@ export class Transaction {
       const removed = this.removedTargets.length > 0 ? this.removedFor(rule) : undefined;
       if (rule.txTarget !== undefined && removed === undefined) return this.evaluateTx(rule, rule.txTarget, op);
       let targets: TargetList;
-      if (rule.targetSet >= 0 && removed === undefined && rule.exclusions.length === 0) return this.evaluateSelectors(rule, op);
+      if (rule.targetSet >= 0 && removed === undefined && rule.exclusions.length === 0)
+        return this.evaluateSelectors(rule, op);
       if (rule.targetSet >= 0 && removed === undefined) {
         if (rule.prefilter >= 0 && !op.negated && !rule.multiMatch && !this.mayMatch(rule)) {
           // No target can match: skip the rule without building its target list.
@@ -666,7 +687,9 @@ export class Transaction {
    * shared by every chain the value passes through unchanged.
    */
   private operandAt(node: number, record: ValueRecord): Operand {
-    const input = record.operands[this.rs.transformParent[node] as number] ?? this.operandAt(this.rs.transformParent[node] as number, record);
+    const input =
+      record.operands[this.rs.transformParent[node] as number] ??
+      this.operandAt(this.rs.transformParent[node] as number, record);
     const out = (this.rs.transformFn[node] as Transformation)(input.value);
     let o = input;
     if (out !== input.value) {
@@ -738,8 +761,6 @@ export class Transaction {
     if (bits !== null) this.rs.values.heldBits(bits.length);
     return bits;
   }
-
-
 
   private onFullMatch(rule: CompiledRule): void {
     const sev = severityNumber(rule.severity);
@@ -1009,7 +1030,11 @@ export class Transaction {
     for (let s = plan.start[i] as number; s < end; s++) {
       const pair = plan.pairs[s] as number;
       let bits = pairBits[pair];
-      if (bits === undefined) bits = pairBits[pair] = this.anyBits(this.selectorList(this.rs.pairSelector[pair] as number), this.rs.pairNode[pair] as number);
+      if (bits === undefined)
+        bits = pairBits[pair] = this.anyBits(
+          this.selectorList(this.rs.pairSelector[pair] as number),
+          this.rs.pairNode[pair] as number,
+        );
       if (bits !== null && ((bits[word] as number) & mask) !== 0) return true;
     }
     return false;
@@ -1028,8 +1053,12 @@ export class Transaction {
     return false;
   }
 
-
-  private static excluded(name: string, lowerKey: string, key: string, list: readonly CompiledVariable[] | undefined): boolean {
+  private static excluded(
+    name: string,
+    lowerKey: string,
+    key: string,
+    list: readonly CompiledVariable[] | undefined,
+  ): boolean {
     if (list === undefined) return false;
     for (const ex of list) {
       if (ex.name !== name) continue;
@@ -1040,7 +1069,12 @@ export class Transaction {
   }
 
   /** Appends the values one selector yields (or its count with `&`). */
-  private collect(v: CompiledVariable, exclusions: readonly CompiledVariable[], removed: CompiledVariable[] | undefined, out: TargetList): void {
+  private collect(
+    v: CompiledVariable,
+    exclusions: readonly CompiledVariable[],
+    removed: CompiledVariable[] | undefined,
+    out: TargetList,
+  ): void {
     const name = v.name;
     const key = v.key;
     if (name === 'TX' && key?.kind === 'literal' && exclusions.length === 0 && removed === undefined) {
@@ -1050,7 +1084,13 @@ export class Transaction {
       else if (value !== undefined) out.push(name, this.txKey(key), this.record(value));
       return;
     }
-    if (name === 'TX' && key?.kind === 'regex' && key.literal !== undefined && exclusions.length === 0 && removed === undefined) {
+    if (
+      name === 'TX' &&
+      key?.kind === 'regex' &&
+      key.literal !== undefined &&
+      exclusions.length === 0 &&
+      removed === undefined
+    ) {
       this.collectTxRegex(v, key as RegexKey & { literal: string }, out);
       return;
     }
@@ -1071,7 +1111,12 @@ export class Transaction {
       const e = entries[j] as Entry;
       const k = e[0];
       if (key !== undefined) {
-        if (key.kind === 'literal' ? (lowers as string[])[j] !== key.lower : !memoMatches(memo as Map<string, boolean>, key.re, k)) continue;
+        if (
+          key.kind === 'literal'
+            ? (lowers as string[])[j] !== key.lower
+            : !memoMatches(memo as Map<string, boolean>, key.re, k)
+        )
+          continue;
       }
       if (checkEx) {
         const lk = (lowers as string[])[j] as string;
@@ -1159,7 +1204,8 @@ export class Transaction {
   }
 
   private txValue(key: LiteralKey): string | undefined {
-    if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower)) return LEVELS[this.paranoiaOverride] ?? String(this.paranoiaOverride);
+    if (this.paranoiaOverride !== undefined && PARANOIA_KEYS.has(key.lower))
+      return LEVELS[this.paranoiaOverride] ?? String(this.paranoiaOverride);
     return this.tx.get(key.lower)?.[1];
   }
 
@@ -1180,7 +1226,8 @@ export class Transaction {
   /** MATCHED_VARS as a collection (built when a rule reads it; it changes with every match). */
   private matchedVarsList(): Entry[] {
     const list: Entry[] = [];
-    for (let k = 0; k < this.matchedCount; k++) list.push([this.matchedNames[k] as string, this.matchedValues[k] as string]);
+    for (let k = 0; k < this.matchedCount; k++)
+      list.push([this.matchedNames[k] as string, this.matchedValues[k] as string]);
     (this.matchedLists ??= new WeakSet()).add(list);
     return list;
   }
@@ -1258,7 +1305,9 @@ export class Transaction {
         return NO_ENTRIES;
       case 'RULE': {
         const r = this.currentRule;
-        return r === undefined ? NO_ENTRIES : ['id', 'msg', 'severity', 'logdata', 'ver', 'rev', 'phase'].map((f) => [f, this.ruleField(f)]);
+        return r === undefined
+          ? NO_ENTRIES
+          : ['id', 'msg', 'severity', 'logdata', 'ver', 'rev', 'phase'].map((f) => [f, this.ruleField(f)]);
       }
       case 'MATCHED_VARS':
         return this.matchedVarsList();
@@ -1328,7 +1377,9 @@ export class Transaction {
       case 'OUTBOUND_DATA_ERROR':
         return this.outboundDataError ? '1' : '0';
       case 'MULTIPART_STRICT_ERROR':
-        return strictError(this.multipartFlags) || (this.processorName === 'MULTIPART' && this.reqBodyError) ? '1' : '0';
+        return strictError(this.multipartFlags) || (this.processorName === 'MULTIPART' && this.reqBodyError)
+          ? '1'
+          : '0';
       case 'MULTIPART_UNMATCHED_BOUNDARY':
         return this.multipartFlags.unmatchedBoundary ? '1' : '0';
       case 'MULTIPART_BOUNDARY_QUOTED':

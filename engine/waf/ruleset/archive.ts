@@ -48,7 +48,8 @@ export async function extractArchive(buffer: Buffer, fileName: string, targetDir
   const target = resolve(targetDir);
   for (const e of entries) {
     const path = resolve(target, e.path);
-    if (!path.startsWith(target + sep)) return { ok: false, error: `${fileName}: entry ${e.path} leaves the target folder` };
+    if (!path.startsWith(target + sep))
+      return { ok: false, error: `${fileName}: entry ${e.path} leaves the target folder` };
   }
   try {
     await mkdir(target, { recursive: true });
@@ -168,7 +169,8 @@ function readTar(tar: Buffer): Entry[] {
       safePath(name);
       continue;
     }
-    if (type !== '0' && type !== '\0' && type !== '7') throw new Refused(`unsupported entry type ${JSON.stringify(type)} for ${name}`);
+    if (type !== '0' && type !== '\0' && type !== '7')
+      throw new Refused(`unsupported entry type ${JSON.stringify(type)} for ${name}`);
     const path = safePath(name);
     if (path !== null) out.push({ path, data: Buffer.from(data) });
   }
@@ -189,7 +191,10 @@ function tarNumber(field: Buffer): number {
     for (let i = 1; i < field.length; i++) n = n * 256 + (field[i] ?? 0);
     return n;
   }
-  const text = field.toString('latin1').replace(/[\0 ]+/g, ' ').trim();
+  const text = field
+    .toString('latin1')
+    .replace(/[\0 ]+/g, ' ')
+    .trim();
   return text === '' ? 0 : parseInt(text, 8);
 }
 
@@ -266,7 +271,8 @@ function readZip(zip: Buffer): Entry[] {
     const path = safePath(name);
     if (path === null) continue;
     if ((flags & 1) !== 0) throw new Refused(`encrypted entry ${name}`);
-    if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL) throw new Refused(`corrupt local header for ${name}`);
+    if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
+      throw new Refused(`corrupt local header for ${name}`);
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     if (start + compressed > zip.length) throw new Refused(`truncated data for ${name}`);
     const raw = zip.subarray(start, start + compressed);

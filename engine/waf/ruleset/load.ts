@@ -64,7 +64,11 @@ export async function loadRuleSet(dir: string, options: LoadOptions = {}): Promi
   }
 
   const setup = options.setupFile === undefined ? defaultSetupFile(root) : options.setupFile;
-  const chosen = [...(setup ? [resolve(setup)] : []), ...(options.before ?? []).map((f) => resolve(f)), ...(options.after ?? []).map((f) => resolve(f))];
+  const chosen = [
+    ...(setup ? [resolve(setup)] : []),
+    ...(options.before ?? []).map((f) => resolve(f)),
+    ...(options.after ?? []).map((f) => resolve(f)),
+  ];
   const rulesDir = rulesFolder(root);
   const chosenReal = await Promise.all(chosen.map((f) => realpath(f).catch(() => f)));
   const state: LoadState = {
@@ -78,16 +82,30 @@ export async function loadRuleSet(dir: string, options: LoadOptions = {}): Promi
   if (setup) await loadFile(resolve(setup), state, [], null);
   for (const file of options.before ?? []) await loadFile(resolve(file), state, [], null);
 
-  const ruleFiles = (await readdir(rulesDir).catch(() => [] as string[])).filter((f) => f.endsWith('.conf')).sort(byteOrder);
+  const ruleFiles = (await readdir(rulesDir).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.conf'))
+    .sort(byteOrder);
   if (!ruleFiles.some((f) => /^REQUEST-.*\.conf$/.test(f))) {
-    state.problems.push({ file: rulesDir, line: 0, message: `no REQUEST-*.conf rule files in ${display(rulesDir) || 'the rule-set folder'}` });
+    state.problems.push({
+      file: rulesDir,
+      line: 0,
+      message: `no REQUEST-*.conf rule files in ${display(rulesDir) || 'the rule-set folder'}`,
+    });
   }
   for (const f of ruleFiles) await loadFile(join(rulesDir, f), state, [], null);
   for (const file of options.after ?? []) await loadFile(resolve(file), state, [], null);
 
   checkDuplicateIds(state.directives, state.problems, display);
   const dataFiles = await loadDataFiles(state.directives, state);
-  return { directives: state.directives, files: state.files, problems: state.problems, dataFiles, version: detectVersion(state.directives), root, display };
+  return {
+    directives: state.directives,
+    files: state.files,
+    problems: state.problems,
+    dataFiles,
+    version: detectVersion(state.directives),
+    root,
+    display,
+  };
 }
 
 /** `rules/x.conf` for a path inside `root`, `.` for root itself; other paths as they are. */
@@ -142,10 +160,18 @@ interface LoadState {
   display(path: string): string;
 }
 
-async function loadFile(file: string, state: LoadState, stack: readonly string[], from: SourcePosition | null): Promise<void> {
+async function loadFile(
+  file: string,
+  state: LoadState,
+  stack: readonly string[],
+  from: SourcePosition | null,
+): Promise<void> {
   const where = { file: from?.file ?? file, line: from?.line ?? 0 };
   if (existsSync(file) && !(await confined(state, file))) {
-    state.problems.push({ ...where, message: `${state.display(file)} leads outside the rule-set folder (a symbolic link?) and was not read` });
+    state.problems.push({
+      ...where,
+      message: `${state.display(file)} leads outside the rule-set folder (a symbolic link?) and was not read`,
+    });
     return;
   }
   let text: string;
@@ -176,13 +202,21 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
     return;
   }
   if (stack.length >= MAX_INCLUDE_DEPTH) {
-    state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: includes nest deeper than ${MAX_INCLUDE_DEPTH} (a loop?)` });
+    state.problems.push({
+      file: d.file,
+      line: d.line,
+      message: `${d.name} ${arg}: includes nest deeper than ${MAX_INCLUDE_DEPTH} (a loop?)`,
+    });
     return;
   }
   const pattern = resolve(dirname(d.file), arg);
   // Checked before any folder is listed: a pattern outside the rule set is not even expanded.
   if (!inside(state.roots, pattern)) {
-    state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: outside the rule-set folder (only its own files can be included)` });
+    state.problems.push({
+      file: d.file,
+      line: d.line,
+      message: `${d.name} ${arg}: outside the rule-set folder (only its own files can be included)`,
+    });
     return;
   }
   const matches = hasGlob(pattern) ? await expandGlob(pattern) : existsSync(pattern) ? [pattern] : [];
@@ -213,12 +247,21 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
     });
   }
   if (files.length === 0 && !optional && !hasGlob(pattern)) {
-    if (escaped === 0) state.problems.push({ file: d.file, line: d.line, message: `Include ${arg}: no such file (${state.display(pattern)})` });
+    if (escaped === 0)
+      state.problems.push({
+        file: d.file,
+        line: d.line,
+        message: `Include ${arg}: no such file (${state.display(pattern)})`,
+      });
     return;
   }
   for (const f of files) {
     if (stack.includes(f)) {
-      state.problems.push({ file: d.file, line: d.line, message: `${d.name} ${arg}: ${state.display(f)} includes itself` });
+      state.problems.push({
+        file: d.file,
+        line: d.line,
+        message: `${d.name} ${arg}: ${state.display(f)} includes itself`,
+      });
       continue;
     }
     await loadFile(f, state, stack, { file: d.file, line: d.line });
@@ -244,7 +287,8 @@ async function expandGlob(pattern: string): Promise<string[]> {
       }
       const re = globSegment(segment);
       const names = await readdir(base).catch(() => [] as string[]);
-      for (const name of names.sort(byteOrder)) if (re.test(name) && !(name.startsWith('.') && !segment.startsWith('.'))) next.push(join(base, name));
+      for (const name of names.sort(byteOrder))
+        if (re.test(name) && !(name.startsWith('.') && !segment.startsWith('.'))) next.push(join(base, name));
     }
     bases = next;
   }
@@ -276,14 +320,23 @@ function byteOrder(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function checkDuplicateIds(directives: readonly Directive[], problems: ParseProblem[], display: (path: string) => string): void {
+function checkDuplicateIds(
+  directives: readonly Directive[],
+  problems: ParseProblem[],
+  display: (path: string) => string,
+): void {
   const seen = new Map<string, SourcePosition>();
   for (const d of directives) {
     if (d.kind !== 'rule' && d.kind !== 'action') continue;
     const id = actionValue(d.actions, 'id');
     if (id === undefined) continue;
     const first = seen.get(id);
-    if (first) problems.push({ file: d.file, line: d.line, message: `duplicate rule id ${id} (first at ${display(first.file)}:${first.line})` });
+    if (first)
+      problems.push({
+        file: d.file,
+        line: d.line,
+        message: `duplicate rule id ${id} (first at ${display(first.file)}:${first.line})`,
+      });
     else seen.set(id, { file: d.file, line: d.line });
   }
 }
@@ -315,7 +368,11 @@ async function loadDataFiles(directives: readonly Directive[], state: LoadState)
       for (const name of d.operator.argument.trim().split(/\s+/)) {
         if (name === '') continue;
         if (/^https?:\/\//i.test(name)) {
-          problems.push({ file: d.file, line: d.line, message: `@${d.operator.name} ${name}: remote data files are not supported` });
+          problems.push({
+            file: d.file,
+            line: d.line,
+            message: `@${d.operator.name} ${name}: remote data files are not supported`,
+          });
           continue;
         }
         const path = dataFilePath(name, d);
@@ -323,7 +380,11 @@ async function loadDataFiles(directives: readonly Directive[], state: LoadState)
         // Outside the folder is refused before looking, so the answer tells nothing about the host.
         if (!inside(state.roots, path) || (existsSync(path) && !(await confined(state, path)))) {
           failed.add(path);
-          problems.push({ file: d.file, line: d.line, message: `@${d.operator.name}: data file ${name} lies outside the rule-set folder and was not read` });
+          problems.push({
+            file: d.file,
+            line: d.line,
+            message: `@${d.operator.name}: data file ${name} lies outside the rule-set folder and was not read`,
+          });
           continue;
         }
         try {

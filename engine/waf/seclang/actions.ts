@@ -112,7 +112,10 @@ export function parseActions(text: string): ActionsResult {
         if (!closed) return { ok: false, message: `unterminated single quote in the value of ${def.name}` };
         while (i < n && /\s/.test(text[i] ?? '')) i++;
         if (i < n && text[i] !== ',') {
-          return { ok: false, message: `unexpected text after the quoted value of ${def.name}: ${JSON.stringify(text.slice(i, i + 20))}` };
+          return {
+            ok: false,
+            message: `unexpected text after the quoted value of ${def.name}: ${JSON.stringify(text.slice(i, i + 20))}`,
+          };
         }
         value = v;
       } else {

@@ -101,9 +101,16 @@ export function splitWords(text: string): LexResult {
         value += ch;
         i++;
       }
-      if (!closed) return { ok: false, message: `unterminated ${c === '"' ? 'double' : 'single'} quote (opened at column ${start + 1})` };
+      if (!closed)
+        return {
+          ok: false,
+          message: `unterminated ${c === '"' ? 'double' : 'single'} quote (opened at column ${start + 1})`,
+        };
       if (i < n && !SPACE.test(text[i] ?? '')) {
-        return { ok: false, message: `unexpected text after the closing quote at column ${i + 1}: ${snippet(text.slice(i))}` };
+        return {
+          ok: false,
+          message: `unexpected text after the closing quote at column ${i + 1}: ${snippet(text.slice(i))}`,
+        };
       }
       words.push({ value, quote: c, offset: start });
       continue;
@@ -113,7 +120,11 @@ export function splitWords(text: string): LexResult {
       const ch = text[i] ?? '';
       if (ch === "'" || ch === '"') {
         const close = findClosingQuote(text, i + 1, ch);
-        if (close < 0) return { ok: false, message: `unterminated ${ch === '"' ? 'double' : 'single'} quote (opened at column ${i + 1})` };
+        if (close < 0)
+          return {
+            ok: false,
+            message: `unterminated ${ch === '"' ? 'double' : 'single'} quote (opened at column ${i + 1})`,
+          };
         value += unescapeBackslashes(text.slice(i, close + 1));
         i = close + 1;
         continue;

@@ -196,7 +196,8 @@ export function parseSecLang(text: string, file: string): ParseResult {
         if (open) {
           open.chained = rule;
         } else {
-          if (actionValue(rule.actions, 'id') === undefined) problem('SecRule has no id action (every rule needs id:N)');
+          if (actionValue(rule.actions, 'id') === undefined)
+            problem('SecRule has no id action (every rule needs id:N)');
           directives.push(rule);
         }
         open = hasAction(rule.actions, 'chain') ? rule : null;
@@ -214,7 +215,8 @@ export function parseSecLang(text: string, file: string): ParseResult {
           break;
         }
         if (name === 'SecAction') {
-          if (actionValue(parsed.actions, 'id') === undefined) problem('SecAction has no id action (every rule needs id:N)');
+          if (actionValue(parsed.actions, 'id') === undefined)
+            problem('SecAction has no id action (every rule needs id:N)');
           if (hasAction(parsed.actions, 'chain')) problem('SecAction cannot start a chain');
           directives.push({ kind: 'action', actions: parsed.actions, ...pos });
         } else {
@@ -262,7 +264,9 @@ function parseRule(args: Word[], pos: { file: string; line: number }, problem: (
     return null;
   }
   if (extra.length > 0) {
-    problem(`SecRule has ${args.length} arguments, expected 3 (variables "operator" "actions"): extra ${JSON.stringify(snippet(extra.map((w) => w.value).join(' ')))}`);
+    problem(
+      `SecRule has ${args.length} arguments, expected 3 (variables "operator" "actions"): extra ${JSON.stringify(snippet(extra.map((w) => w.value).join(' ')))}`,
+    );
     return null;
   }
   const variables = parseVariables(vars.value);
@@ -324,7 +328,8 @@ function checkConfig(name: string, args: Word[]): string | null {
     case 'SecRuleUpdateTargetById':
     case 'SecRuleUpdateTargetByTag':
     case 'SecRuleUpdateTargetByMsg': {
-      if (args.length < 2 || args.length > 3) return `${name} takes 2 or 3 arguments (rule, "targets"[, "replacement"]), got ${args.length}`;
+      if (args.length < 2 || args.length > 3)
+        return `${name} takes 2 or 3 arguments (rule, "targets"[, "replacement"]), got ${args.length}`;
       for (const target of args.slice(1)) {
         const parsed = parseVariables(target.value);
         if (!parsed.ok) return `${name}: ${parsed.message}`;

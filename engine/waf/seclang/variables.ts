@@ -132,7 +132,11 @@ export function parseVariables(text: string): VariablesResult {
     const nameStart = i;
     while (i < n && /[A-Za-z0-9_]/.test(text[i] ?? '')) i++;
     const rawName = text.slice(nameStart, i);
-    if (rawName === '') return { ok: false, message: `missing variable name at ${JSON.stringify(text.slice(nameStart, nameStart + 20))}` };
+    if (rawName === '')
+      return {
+        ok: false,
+        message: `missing variable name at ${JSON.stringify(text.slice(nameStart, nameStart + 20))}`,
+      };
     const name = rawName.toUpperCase();
     const isCollection = VARIABLES.get(name);
     if (isCollection === undefined) return { ok: false, message: `unknown variable ${rawName}` };
@@ -141,11 +145,16 @@ export function parseVariables(text: string): VariablesResult {
       i++;
       const key = readKey(text, i, name);
       if (!key.ok) return key;
-      if (!isCollection) return { ok: false, message: `${name} is not a collection: it takes no key (${name}:${text.slice(i, key.end)})` };
+      if (!isCollection)
+        return {
+          ok: false,
+          message: `${name} is not a collection: it takes no key (${name}:${text.slice(i, key.end)})`,
+        };
       selector.key = key.key;
       i = key.end;
     }
-    if (i < n && text[i] !== '|') return { ok: false, message: `unexpected ${JSON.stringify(text[i])} after variable ${name}` };
+    if (i < n && text[i] !== '|')
+      return { ok: false, message: `unexpected ${JSON.stringify(text[i])} after variable ${name}` };
     variables.push(selector);
     i++;
     if (i === n) return { ok: false, message: 'variable list ends with |' };
@@ -153,9 +162,7 @@ export function parseVariables(text: string): VariablesResult {
   return { ok: true, variables };
 }
 
-type KeyResult =
-  | { ok: true; key: NonNullable<VariableSelector['key']>; end: number }
-  | { ok: false; message: string };
+type KeyResult = { ok: true; key: NonNullable<VariableSelector['key']>; end: number } | { ok: false; message: string };
 
 function readKey(text: string, from: number, name: string): KeyResult {
   const first = text[from];

@@ -59,7 +59,16 @@ function unchanged(input: string): boolean {
       space = true;
       continue;
     }
-    if (c === 0x22 || c === 0x27 || c === 0x5c || c === 0x5e || c === 0x2c || c === 0x3b || (c >= 0x09 && c <= 0x0d) || (c >= 0x41 && c <= 0x5a)) {
+    if (
+      c === 0x22 ||
+      c === 0x27 ||
+      c === 0x5c ||
+      c === 0x5e ||
+      c === 0x2c ||
+      c === 0x3b ||
+      (c >= 0x09 && c <= 0x0d) ||
+      (c >= 0x41 && c <= 0x5a)
+    ) {
       return false;
     }
     if (space && (c === 0x2f || c === 0x28)) return false;

@@ -7,7 +7,8 @@ import type { Transformation } from '../types.ts';
  *
  * Example: `un ion\t\xa0sel\nect` becomes `unionselect`.
  */
-export const removeWhitespace: Transformation = (input) => (WHITESPACE.test(input) ? input.replace(WHITESPACE_RUNS, '') : input);
+export const removeWhitespace: Transformation = (input) =>
+  WHITESPACE.test(input) ? input.replace(WHITESPACE_RUNS, '') : input;
 
 const WHITESPACE = /[\t\n\v\f\r \xa0]/;
 const WHITESPACE_RUNS = /[\t\n\v\f\r \xa0]+/g;

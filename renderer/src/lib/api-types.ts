@@ -92,7 +92,10 @@ export type RunMode = 'pass' | 'monitor' | 'block';
 export const RUN_MODES: readonly RunMode[] = ['pass', 'monitor', 'block'];
 export type AccessMethod = 'plugin' | 'pluginless' | 'cname' | 'bypass';
 /** The access methods each edition offers (the engine refuses the others). */
-export const ACCESS_METHODS: Readonly<Record<Edition, readonly AccessMethod[]>> = { A: ['plugin', 'pluginless'], B: ['cname', 'plugin', 'bypass'] };
+export const ACCESS_METHODS: Readonly<Record<Edition, readonly AccessMethod[]>> = {
+  A: ['plugin', 'pluginless'],
+  B: ['cname', 'plugin', 'bypass'],
+};
 export type ListMode = 'all' | 'only_listed' | 'except_listed';
 export const LIST_MODES: readonly ListMode[] = ['all', 'only_listed', 'except_listed'];
 export type SourceIpMode = 'default' | 'x_real_ip' | 'xff' | 'custom';
@@ -225,7 +228,20 @@ export interface RuleSetStatus {
 }
 
 export type GroupId = '001' | '002' | '003' | '004' | '005' | '006' | '007' | '008' | '009' | '010' | '011' | '012';
-export const GROUP_IDS: readonly GroupId[] = ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012'];
+export const GROUP_IDS: readonly GroupId[] = [
+  '001',
+  '002',
+  '003',
+  '004',
+  '005',
+  '006',
+  '007',
+  '008',
+  '009',
+  '010',
+  '011',
+  '012',
+];
 
 export interface BasicRuleGroup {
   id: GroupId;

@@ -40,7 +40,14 @@ export class ApiError extends Error {
   /** Every bad field when the engine reported several (each with this error's status and code). */
   readonly problems: readonly ApiError[];
 
-  constructor(status: number, code: string, message: string, field?: string, params: ErrorParams = {}, problems: readonly ApiError[] = []) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    field?: string,
+    params: ErrorParams = {},
+    problems: readonly ApiError[] = [],
+  ) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
@@ -69,7 +76,8 @@ interface ProblemBody {
   params?: unknown;
 }
 
-const paramsOf = (value: unknown): ErrorParams => (typeof value === 'object' && value !== null ? (value as ErrorParams) : {});
+const paramsOf = (value: unknown): ErrorParams =>
+  typeof value === 'object' && value !== null ? (value as ErrorParams) : {};
 
 function toApiError(status: number, body: unknown): ApiError {
   const e = (body as ErrorBody | null)?.error;
@@ -77,7 +85,13 @@ function toApiError(status: number, body: unknown): ApiError {
     const code = e.code;
     const problems = (Array.isArray(e.problems) ? (e.problems as ProblemBody[]) : []).map(
       (p) =>
-        new ApiError(status, code, typeof p.message === 'string' ? p.message : code, typeof p.field === 'string' ? p.field : undefined, paramsOf(p.params)),
+        new ApiError(
+          status,
+          code,
+          typeof p.message === 'string' ? p.message : code,
+          typeof p.field === 'string' ? p.field : undefined,
+          paramsOf(p.params),
+        ),
     );
     return new ApiError(
       status,
@@ -147,7 +161,8 @@ export class ApiClient {
   signIn = (email: string, password: string) => this.request<SessionView>('POST', '/session', { email, password });
   signOut = () => this.request<undefined>('DELETE', '/session', undefined, { quiet401: true });
   inspectLink = (token: string) => this.request<LinkInfo>('POST', '/links/inspect', { token });
-  completeLink = (token: string, password: string) => this.request<undefined>('POST', '/links/complete', { token, password });
+  completeLink = (token: string, password: string) =>
+    this.request<undefined>('POST', '/links/complete', { token, password });
 
   // My account and system
   me = () => this.request<AccountView>('GET', '/me');
@@ -156,7 +171,12 @@ export class ApiClient {
   systemVersion = () => this.request<SystemVersion>('GET', '/system/version');
 
   // Accounts (administrator)
-  listAccounts = (filter: { activation?: 'pending' | 'activated'; enabled?: boolean; limit?: number; cursor?: string }) => {
+  listAccounts = (filter: {
+    activation?: 'pending' | 'activated';
+    enabled?: boolean;
+    limit?: number;
+    cursor?: string;
+  }) => {
     const q = new URLSearchParams();
     if (filter.activation) q.set('activation', filter.activation);
     if (filter.enabled !== undefined) q.set('enabled', String(filter.enabled));
@@ -167,18 +187,22 @@ export class ApiClient {
   };
   createAccount = (email: string, role: Role) =>
     this.request<{ account: AccountView; delivery: LinkDelivery }>('POST', '/accounts', { email, role });
-  resendActivation = (id: string) => this.request<LinkDelivery>('POST', `/accounts/${encodeURIComponent(id)}/activation-email`);
+  resendActivation = (id: string) =>
+    this.request<LinkDelivery>('POST', `/accounts/${encodeURIComponent(id)}/activation-email`);
   disableAccount = (id: string) => this.request<AccountView>('POST', `/accounts/${encodeURIComponent(id)}/disable`);
   enableAccount = (id: string) => this.request<AccountView>('POST', `/accounts/${encodeURIComponent(id)}/enable`);
-  changeRole = (id: string, role: Role) => this.request<AccountView>('PUT', `/accounts/${encodeURIComponent(id)}/role`, { role });
-  resetPassword = (id: string) => this.request<LinkDelivery>('POST', `/accounts/${encodeURIComponent(id)}/password-reset`);
+  changeRole = (id: string, role: Role) =>
+    this.request<AccountView>('PUT', `/accounts/${encodeURIComponent(id)}/role`, { role });
+  resetPassword = (id: string) =>
+    this.request<LinkDelivery>('POST', `/accounts/${encodeURIComponent(id)}/password-reset`);
   deleteAccount = (id: string) => this.request<undefined>('DELETE', `/accounts/${encodeURIComponent(id)}`);
 
   // Licence (administrator)
   licence = () => this.request<LicenceView>('GET', '/licence');
   importLicence = (content: string) => this.request<LicenceView>('POST', '/licence', { content });
   purchases = () => this.request<{ items: PurchaseRecord[] }>('GET', '/licence/purchases');
-  renewPurchase = (orderNumber: string) => this.request<undefined>('POST', `/licence/purchases/${encodeURIComponent(orderNumber)}/renew`);
+  renewPurchase = (orderNumber: string) =>
+    this.request<undefined>('POST', `/licence/purchases/${encodeURIComponent(orderNumber)}/renew`);
 
   // Sites (administrator and user)
   listSites = (search?: string) => {
@@ -187,10 +211,12 @@ export class ApiClient {
   };
   site = (id: string) => this.request<SiteView>('GET', `/sites/${encodeURIComponent(id)}`);
   createSite = (input: SiteInput) => this.request<SiteView>('POST', '/sites', input);
-  updateSite = (id: string, input: SiteInput) => this.request<SiteView>('PUT', `/sites/${encodeURIComponent(id)}`, input);
+  updateSite = (id: string, input: SiteInput) =>
+    this.request<SiteView>('PUT', `/sites/${encodeURIComponent(id)}`, input);
   copySite = (id: string) => this.request<SiteView>('POST', `/sites/${encodeURIComponent(id)}/copy`);
   deleteSite = (id: string) => this.request<undefined>('DELETE', `/sites/${encodeURIComponent(id)}`);
-  updateAntiBot = (id: string, antiBot: AntiBot) => this.request<SiteView>('PUT', `/sites/${encodeURIComponent(id)}/anti-bot`, antiBot);
+  updateAntiBot = (id: string, antiBot: AntiBot) =>
+    this.request<SiteView>('PUT', `/sites/${encodeURIComponent(id)}/anti-bot`, antiBot);
   siteGlobal = () => this.request<SiteGlobalView>('GET', '/site-global');
   updateSiteGlobal = (input: SiteGlobalInput) => this.request<SiteGlobalView>('PUT', '/site-global', input);
   /** Administrators only; the answer carries the new key. */
@@ -199,25 +225,38 @@ export class ApiClient {
   downloadPlugin = (id: string) => this.download(`/sites/${encodeURIComponent(id)}/plugin`);
   gatewayAddress = () => this.request<GatewayAddressView>('GET', '/gateway-address');
   setGatewayAddress = (address: string) => this.request<GatewayAddressView>('PUT', '/gateway-address', { address });
-  testSiteConnection = (id: string) => this.request<ConnectionTestView>('POST', `/sites/${encodeURIComponent(id)}/connection-test`);
+  testSiteConnection = (id: string) =>
+    this.request<ConnectionTestView>('POST', `/sites/${encodeURIComponent(id)}/connection-test`);
 
   // Basic application security rules (administrator and user)
   ruleSet = () => this.request<RuleSetStatus>('GET', '/rule-set');
   setRuleSetDir = (dir: string | null) => this.request<RuleSetStatus>('PUT', '/rule-set', { dir });
   uploadRuleSet = (fileName: string, contentBase64: string, onprogress?: (sent: number, total: number) => void) =>
     this.send<RuleSetStatus>('POST', '/rule-set/upload', { fileName, contentBase64 }, onprogress);
-  basicRules = (siteId: string) => this.request<{ groups: BasicRuleGroup[] }>('GET', `/sites/${encodeURIComponent(siteId)}/basic-rules`);
+  basicRules = (siteId: string) =>
+    this.request<{ groups: BasicRuleGroup[] }>('GET', `/sites/${encodeURIComponent(siteId)}/basic-rules`);
   updateBasicGroup = (siteId: string, group: GroupId, setting: { enabled: boolean; level: ProtectionLevel }) =>
     this.request<BasicRuleGroup>('PUT', `/sites/${encodeURIComponent(siteId)}/basic-rules/groups/${group}`, setting);
   groupRules = (siteId: string, group: GroupId) =>
-    this.request<{ items: BasicRule[] }>('GET', `/sites/${encodeURIComponent(siteId)}/basic-rules/groups/${group}/rules`);
-  customRules = (siteId: string) => this.request<{ items: CustomRule[] }>('GET', `/sites/${encodeURIComponent(siteId)}/custom-rules`);
+    this.request<{ items: BasicRule[] }>(
+      'GET',
+      `/sites/${encodeURIComponent(siteId)}/basic-rules/groups/${group}/rules`,
+    );
+  customRules = (siteId: string) =>
+    this.request<{ items: CustomRule[] }>('GET', `/sites/${encodeURIComponent(siteId)}/custom-rules`);
   createCustomRule = (siteId: string, input: CustomRuleInput) =>
     this.request<CustomRule>('POST', `/sites/${encodeURIComponent(siteId)}/custom-rules`, input);
   updateCustomRule = (siteId: string, ruleId: string, input: CustomRuleInput) =>
-    this.request<CustomRule>('PUT', `/sites/${encodeURIComponent(siteId)}/custom-rules/${encodeURIComponent(ruleId)}`, input);
+    this.request<CustomRule>(
+      'PUT',
+      `/sites/${encodeURIComponent(siteId)}/custom-rules/${encodeURIComponent(ruleId)}`,
+      input,
+    );
   deleteCustomRule = (siteId: string, ruleId: string) =>
-    this.request<undefined>('DELETE', `/sites/${encodeURIComponent(siteId)}/custom-rules/${encodeURIComponent(ruleId)}`);
+    this.request<undefined>(
+      'DELETE',
+      `/sites/${encodeURIComponent(siteId)}/custom-rules/${encodeURIComponent(ruleId)}`,
+    );
 
   /**
    * A write whose body is large enough that the person should see it leave (an archive upload):
@@ -231,7 +270,8 @@ export class ApiClient {
       xhr.setRequestHeader('Accept', 'application/json');
       xhr.setRequestHeader('Content-Type', 'application/json');
       if (this.csrfToken) xhr.setRequestHeader('X-CSRF-Token', this.csrfToken);
-      if (onprogress) xhr.upload.onprogress = (event) => onprogress(event.loaded, event.lengthComputable ? event.total : 0);
+      if (onprogress)
+        xhr.upload.onprogress = (event) => onprogress(event.loaded, event.lengthComputable ? event.total : 0);
       xhr.onerror = () => reject(new ApiError(0, NETWORK_ERROR, 'network error'));
       xhr.onload = () => {
         if (xhr.status === 204) return resolve(undefined as T);

@@ -16,7 +16,9 @@ export class FormSubmission {
   readonly #clientErrors: () => FieldErrors;
   readonly #fields: readonly string[];
   /** The errors to show at the fields: the engine's, and the client's once submitted. */
-  readonly shown: FieldErrors = $derived(this.submitted ? { ...this.serverErrors, ...this.clientErrors } : this.serverErrors);
+  readonly shown: FieldErrors = $derived(
+    this.submitted ? { ...this.serverErrors, ...this.clientErrors } : this.serverErrors,
+  );
 
   /** `clientErrors` reads the form's own checks; `fields` are those an engine error may name. */
   constructor(clientErrors: () => FieldErrors, fields: readonly string[]) {

@@ -67,7 +67,15 @@ export class Router {
   }
 
   #onClick(event: MouseEvent): void {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     const anchor = (event.target as Element | null)?.closest('a');
     if (!anchor || anchor.target || anchor.hasAttribute('download')) return;
     const href = anchor.getAttribute('href');

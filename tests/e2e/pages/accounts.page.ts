@@ -36,7 +36,9 @@ export class AccountsPage {
   }
 
   async operate(email: string, operation: string): Promise<void> {
-    await this.row(email).getByRole('button', { name: /More operations/ }).click();
+    await this.row(email)
+      .getByRole('button', { name: /More operations/ })
+      .click();
     await this.page.getByRole('menuitem', { name: operation }).click();
   }
 }

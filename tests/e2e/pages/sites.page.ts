@@ -23,7 +23,9 @@ export class SitesPage {
   }
 
   async operate(name: string, operation: string): Promise<void> {
-    await this.row(name).getByRole('button', { name: /More operations/ }).click();
+    await this.row(name)
+      .getByRole('button', { name: /More operations/ })
+      .click();
     await this.page.getByRole('menuitem', { name: operation, exact: true }).click();
   }
 

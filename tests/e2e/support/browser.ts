@@ -30,11 +30,17 @@ export class RequestLog {
   }
 
   outside(origin: string): string[] {
-    return this.urls.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'));
+    return this.urls.filter(
+      (url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:') && !url.startsWith('blob:'),
+    );
   }
 }
 
-export async function newContext(browser: Browser, log: RequestLog, options: { locale?: string; colorScheme?: 'light' | 'dark' } = {}): Promise<BrowserContext> {
+export async function newContext(
+  browser: Browser,
+  log: RequestLog,
+  options: { locale?: string; colorScheme?: 'light' | 'dark' } = {},
+): Promise<BrowserContext> {
   const context = await browser.newContext({
     locale: options.locale ?? 'en-GB',
     colorScheme: options.colorScheme ?? 'light',

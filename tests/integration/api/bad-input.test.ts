@@ -28,21 +28,46 @@ function expectError(res: ApiResponse<unknown>, status: number, code: string, fi
 
 describe('bad input', () => {
   it('malformed JSON is a 400 naming the body', async () => {
-    expectError(await admin.request('POST', '/accounts', undefined, { rawBody: '{"email": "a@b.c",' }), 400, 'INVALID_JSON', 'body');
+    expectError(
+      await admin.request('POST', '/accounts', undefined, { rawBody: '{"email": "a@b.c",' }),
+      400,
+      'INVALID_JSON',
+      'body',
+    );
   });
 
   it('unknown fields are refused by name', async () => {
-    expectError(await admin.request('POST', '/accounts', { email: 'a@example.com', role: 'user', admin: true }), 400, 'VALIDATION_FAILED', 'admin');
+    expectError(
+      await admin.request('POST', '/accounts', { email: 'a@example.com', role: 'user', admin: true }),
+      400,
+      'VALIDATION_FAILED',
+      'admin',
+    );
   });
 
   it('wrong types are refused by field', async () => {
-    expectError(await admin.request('POST', '/accounts', { email: 42, role: 'user' }), 400, 'VALIDATION_FAILED', 'email');
-    expectError(await admin.request('POST', '/accounts', { email: 'a@example.com', role: 'root' }), 400, 'VALIDATION_FAILED', 'role');
+    expectError(
+      await admin.request('POST', '/accounts', { email: 42, role: 'user' }),
+      400,
+      'VALIDATION_FAILED',
+      'email',
+    );
+    expectError(
+      await admin.request('POST', '/accounts', { email: 'a@example.com', role: 'root' }),
+      400,
+      'VALIDATION_FAILED',
+      'role',
+    );
     expectError(await admin.request('POST', '/accounts', ['a']), 400, 'VALIDATION_FAILED');
   });
 
   it('invalid and over-long e-mail addresses are refused', async () => {
-    expectError(await admin.request('POST', '/accounts', { email: 'not-an-address', role: 'user' }), 400, 'VALIDATION_FAILED', 'email');
+    expectError(
+      await admin.request('POST', '/accounts', { email: 'not-an-address', role: 'user' }),
+      400,
+      'VALIDATION_FAILED',
+      'email',
+    );
     const long = `${'a'.repeat(250)}@example.com`;
     const res = await admin.request('POST', '/accounts', { email: long, role: 'user' });
     expectError(res, 400, 'VALIDATION_FAILED', 'email');
@@ -50,9 +75,24 @@ describe('bad input', () => {
   });
 
   it('over-long strings elsewhere are refused with the limit', async () => {
-    expectError(await admin.request('POST', '/session', { email: 'root@example.com', password: 'x'.repeat(129) }), 400, 'VALIDATION_FAILED', 'password');
-    expectError(await admin.request('POST', '/links/inspect', { token: 't'.repeat(129) }), 400, 'VALIDATION_FAILED', 'token');
-    expectError(await admin.request('POST', '/licence', { content: 'x'.repeat(70_000) }), 400, 'VALIDATION_FAILED', 'content');
+    expectError(
+      await admin.request('POST', '/session', { email: 'root@example.com', password: 'x'.repeat(129) }),
+      400,
+      'VALIDATION_FAILED',
+      'password',
+    );
+    expectError(
+      await admin.request('POST', '/links/inspect', { token: 't'.repeat(129) }),
+      400,
+      'VALIDATION_FAILED',
+      'token',
+    );
+    expectError(
+      await admin.request('POST', '/licence', { content: 'x'.repeat(70_000) }),
+      400,
+      'VALIDATION_FAILED',
+      'content',
+    );
   });
 
   it('a body over 1 MiB is a 413', async () => {
@@ -60,7 +100,10 @@ describe('bad input', () => {
   });
 
   it('a wrong content type is refused', async () => {
-    const res = await admin.request('POST', '/accounts', undefined, { rawBody: 'email=a', contentType: 'application/x-www-form-urlencoded' });
+    const res = await admin.request('POST', '/accounts', undefined, {
+      rawBody: 'email=a',
+      contentType: 'application/x-www-form-urlencoded',
+    });
     expectError(res, 415, 'VALIDATION_FAILED', 'body');
   });
 
@@ -77,20 +120,35 @@ describe('bad input', () => {
   });
 
   it('a weak password at setup or activation names the rule', async () => {
-    expectError(await admin.request('PUT', '/me/password', { currentPassword: PASSWORD, newPassword: 'Password1' }), 400, 'PASSWORD_COMMON', 'newPassword');
-    expectError(await admin.request('PUT', '/me/password', { currentPassword: PASSWORD, newPassword: 'short' }), 400, 'PASSWORD_LENGTH', 'newPassword');
+    expectError(
+      await admin.request('PUT', '/me/password', { currentPassword: PASSWORD, newPassword: 'Password1' }),
+      400,
+      'PASSWORD_COMMON',
+      'newPassword',
+    );
+    expectError(
+      await admin.request('PUT', '/me/password', { currentPassword: PASSWORD, newPassword: 'short' }),
+      400,
+      'PASSWORD_LENGTH',
+      'newPassword',
+    );
   });
 
   it('rate limits answer 429 with Retry-After', async () => {
     const client = new ApiClient(engine.url);
-    for (let i = 0; i < 5; i++) await client.request('POST', '/session', { email: 'victim@example.com', password: 'Wrong#Pass1' });
+    for (let i = 0; i < 5; i++)
+      await client.request('POST', '/session', { email: 'victim@example.com', password: 'Wrong#Pass1' });
     const res = await client.request('POST', '/session', { email: 'victim@example.com', password: 'Wrong#Pass1' });
     expectError(res, 429, 'RATE_LIMITED');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
   it('setup cannot be repeated once an account exists', async () => {
-    expectError(await new ApiClient(engine.url).request('POST', '/setup', { email: 'evil@example.com', password: PASSWORD }), 409, 'SETUP_ALREADY_DONE');
+    expectError(
+      await new ApiClient(engine.url).request('POST', '/setup', { email: 'evil@example.com', password: PASSWORD }),
+      409,
+      'SETUP_ALREADY_DONE',
+    );
   });
 
   it('the engine keeps serving after all of that', async () => {
@@ -100,7 +158,10 @@ describe('bad input', () => {
 
 describe('API documents itself', () => {
   it('serves an OpenAPI document whose every operation has an operationId', async () => {
-    const res = await admin.request<{ openapi: string; paths: Record<string, Record<string, { operationId?: string }>> }>('GET', '/openapi.json');
+    const res = await admin.request<{
+      openapi: string;
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    }>('GET', '/openapi.json');
     expect(res.body.openapi).toBe('3.0.3');
     const ops = Object.values(res.body.paths).flatMap((m) => Object.values(m));
     expect(ops.length).toBeGreaterThan(20);

@@ -109,7 +109,9 @@ beforeAll(async () => {
     const created = await admin.request('POST', '/accounts', { email: `${role}@example.com`, role });
     expect(created.status).toBe(201);
     const token = new URL(TestSmtpServer.linkIn(await smtp.waitFor(`${role}@example.com`))).searchParams.get('token');
-    expect((await new ApiClient(engine.url).request('POST', '/links/complete', { token, password: PASSWORD })).status).toBe(204);
+    expect(
+      (await new ApiClient(engine.url).request('POST', '/links/complete', { token, password: PASSWORD })).status,
+    ).toBe(204);
   }
 });
 
@@ -125,7 +127,12 @@ interface Operation {
 }
 
 async function operations(): Promise<Operation[]> {
-  const doc = (await new ApiClient(engine.url).request<{ paths: Record<string, Record<string, { operationId: string }>> }>('GET', '/openapi.json')).body;
+  const doc = (
+    await new ApiClient(engine.url).request<{ paths: Record<string, Record<string, { operationId: string }>> }>(
+      'GET',
+      '/openapi.json',
+    )
+  ).body;
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
       operationId: op.operationId,
@@ -139,7 +146,9 @@ const CALLERS: Caller[] = ['anonymous', 'guest', 'user', 'administrator'];
 
 describe('permission matrix', () => {
   it('has one declared entry for every API operation', async () => {
-    const ids = (await operations()).map((o) => o.operationId).filter((id) => id !== 'getOpenApi' && id !== 'testGated');
+    const ids = (await operations())
+      .map((o) => o.operationId)
+      .filter((id) => id !== 'getOpenApi' && id !== 'testGated');
     expect(ids.toSorted()).toEqual(Object.keys(TABLE).toSorted());
   });
 
@@ -160,7 +169,10 @@ describe('permission matrix', () => {
             : refusal === 403
               ? res.status === 403 && code === 'FORBIDDEN_ROLE'
               : res.status !== 401 && !(res.status === 403 && (code === 'FORBIDDEN_ROLE' || code === 'CSRF_INVALID'));
-        if (!ok) mismatches.push(`${op.operationId} ${op.method} ${op.path}: expected ${refusal ?? 'allowed'}, got ${res.status} ${code ?? ''}`);
+        if (!ok)
+          mismatches.push(
+            `${op.operationId} ${op.method} ${op.path}: expected ${refusal ?? 'allowed'}, got ${res.status} ${code ?? ''}`,
+          );
         if (res.status >= 500) mismatches.push(`${op.operationId}: server error ${res.status} ${res.text}`);
       }
       expect(mismatches).toEqual([]);

@@ -24,7 +24,8 @@ let admin: ApiClient;
 let key: string;
 let tokens: TokenService;
 let work: string;
-const UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+const UA =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
 interface CheckResult {
   action: string;
@@ -42,7 +43,13 @@ async function createSite(name: string, body: Record<string, unknown>): Promise<
 
 /** A verdict as a gateway asks for it, with a valid token so only the rules decide. */
 async function verdict(site: string, uri: string, ip = '198.51.100.20'): Promise<{ status: number; guard: string }> {
-  const token = tokens.issue({ siteId: site, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 600, ip, bot: false });
+  const token = tokens.issue({
+    siteId: site,
+    deviceId: tokens.newDeviceId().deviceId,
+    ttlSeconds: 600,
+    ip,
+    bot: false,
+  });
   const res = await rawRequest(`${engine.gatewayUrl}/_rampart/verdict`, {
     headers: {
       host: 'shop.example.com',
@@ -60,7 +67,10 @@ async function verdict(site: string, uri: string, ip = '198.51.100.20'): Promise
 }
 
 /** The plug-in-less check, which answers with the rule ids. */
-async function check(site: string, request: { uri: string; method?: string; headers?: Record<string, string>; body?: string }): Promise<CheckResult> {
+async function check(
+  site: string,
+  request: { uri: string; method?: string; headers?: Record<string, string>; body?: string },
+): Promise<CheckResult> {
   const res = await rawRequest(`${engine.gatewayUrl}/_rampart/check`, {
     method: 'POST',
     headers: { 'x-rampart-site': site, 'x-rampart-key': key, 'content-type': 'application/json' },
@@ -89,7 +99,9 @@ beforeAll(async () => {
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
   key = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as { secrets: { tokenKey: string } };
+  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+    secrets: { tokenKey: string };
+  };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), clock);
 });
 afterAll(async () => {
@@ -99,35 +111,62 @@ afterAll(async () => {
 
 describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
   it('reports the loaded rule set', async () => {
-    const status = await admin.request<{ state: string; source: string; version: string; ruleCount: number }>('GET', '/rule-set');
+    const status = await admin.request<{ state: string; source: string; version: string; ruleCount: number }>(
+      'GET',
+      '/rule-set',
+    );
     expect(status.body).toMatchObject({ state: 'loaded', source: 'detected', version: '3.3.4' });
     expect(status.body.ruleCount).toBeGreaterThanOrEqual(196);
   });
 
   it('lists 12 groups at loose by default, with the rule count of each level', async () => {
     const site = await createSite('groups', { runMode: 'monitor', accessMethod: 'plugin' });
-    const res = await admin.request<{ groups: { id: string; enabled: boolean; level: string; enabledRuleCount: number; ruleCount: number }[] }>(
-      'GET',
-      `/sites/${site}/basic-rules`,
-    );
-    expect(res.body.groups.map((g) => g.id)).toEqual(['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012']);
+    const res = await admin.request<{
+      groups: { id: string; enabled: boolean; level: string; enabledRuleCount: number; ruleCount: number }[];
+    }>('GET', `/sites/${site}/basic-rules`);
+    expect(res.body.groups.map((g) => g.id)).toEqual([
+      '001',
+      '002',
+      '003',
+      '004',
+      '005',
+      '006',
+      '007',
+      '008',
+      '009',
+      '010',
+      '011',
+      '012',
+    ]);
     expect(res.body.groups.every((g) => g.enabled && g.level === 'loose')).toBe(true);
     const sqli = res.body.groups.find((g) => g.id === '008')!;
-    const strict = await admin.request<{ enabledRuleCount: number; level: string }>('PUT', `/sites/${site}/basic-rules/groups/008`, {
-      enabled: true,
-      level: 'strict',
-    });
+    const strict = await admin.request<{ enabledRuleCount: number; level: string }>(
+      'PUT',
+      `/sites/${site}/basic-rules/groups/008`,
+      {
+        enabled: true,
+        level: 'strict',
+      },
+    );
     expect(strict.body.level).toBe('strict');
     expect(strict.body.enabledRuleCount).toBeGreaterThan(sqli.enabledRuleCount);
-    const rules = await admin.request<{ items: { id: number; level: number; enabled: boolean }[] }>('GET', `/sites/${site}/basic-rules/groups/008/rules`);
+    const rules = await admin.request<{ items: { id: number; level: number; enabled: boolean }[] }>(
+      'GET',
+      `/sites/${site}/basic-rules/groups/008/rules`,
+    );
     expect(rules.body.items.find((r) => r.id === 942251)).toMatchObject({ level: 3, enabled: true });
     expect(rules.body.items.find((r) => r.id === 942100)).toMatchObject({ level: 1, enabled: true });
     expect(rules.body.items.filter((r) => r.enabled)).toHaveLength(strict.body.enabledRuleCount);
 
-    const bad = await admin.request('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'paranoid' });
+    const bad = await admin.request('PUT', `/sites/${site}/basic-rules/groups/008`, {
+      enabled: true,
+      level: 'paranoid',
+    });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { field: 'level' } });
-    expect((await admin.request('PUT', `/sites/${site}/basic-rules/groups/013`, { enabled: true, level: 'loose' })).status).toBe(404);
+    expect(
+      (await admin.request('PUT', `/sites/${site}/basic-rules/groups/013`, { enabled: true, level: 'loose' })).status,
+    ).toBe(404);
   });
 
   it('a paranoia-level-3 rule (942251) fires only when its group is strict or very strict', async () => {
@@ -155,7 +194,10 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
     for (const [i, [, uri]] of attacks.entries()) {
       expect(await verdict(site, uri, `203.0.113.${10 + i}`), uri).toEqual({ status: 403, guard: 'OWASP' });
     }
-    expect(await verdict(site, '/products/42?ref=home&q=blue+shoes', '203.0.113.99')).toEqual({ status: 204, guard: 'PASS' });
+    expect(await verdict(site, '/products/42?ref=home&q=blue+shoes', '203.0.113.99')).toEqual({
+      status: 204,
+      guard: 'PASS',
+    });
     await engine.logStore.flush();
     const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
     for (const [i, [id, uri]] of attacks.entries()) {
@@ -208,21 +250,32 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
     expect(header.body).toMatchObject({ error: { field: 'location' } });
     expect(header.text).toMatch(/plugin access/);
 
-    const created = await admin.request<{ id: string; attackType: string; direction: string }>('POST', `/sites/${site}/custom-rules`, {
-      ...base,
-      location: 'url',
-      conditions: [{ location: 'url', name: '', pattern: '^/admin(/|$)' }],
-    });
+    const created = await admin.request<{ id: string; attackType: string; direction: string }>(
+      'POST',
+      `/sites/${site}/custom-rules`,
+      {
+        ...base,
+        location: 'url',
+        conditions: [{ location: 'url', name: '', pattern: '^/admin(/|$)' }],
+      },
+    );
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ attackType: 'custom', direction: 'request' });
-    const taken = await admin.request('POST', `/sites/${site}/custom-rules`, { ...base, location: 'url', conditions: [{ location: 'url', name: '', pattern: 'x' }] });
+    const taken = await admin.request('POST', `/sites/${site}/custom-rules`, {
+      ...base,
+      location: 'url',
+      conditions: [{ location: 'url', name: '', pattern: 'x' }],
+    });
     expect(taken.body).toMatchObject({ error: { code: 'NAME_TAKEN', field: 'name' } });
 
     expect(await verdict(site, '/admin/users', '203.0.113.70')).toEqual({ status: 403, guard: 'OWASP' });
     expect(await verdict(site, '/administrator', '203.0.113.71')).toEqual({ status: 204, guard: 'PASS' });
     await engine.logStore.flush();
     const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
-    expect(records.find((r) => r.src_ip === '203.0.113.70')).toMatchObject({ waf_triggered_rules: created.body.id, waf_triggered_categories: 'custom' });
+    expect(records.find((r) => r.src_ip === '203.0.113.70')).toMatchObject({
+      waf_triggered_rules: created.body.id,
+      waf_triggered_categories: 'custom',
+    });
 
     const off = await admin.request('PUT', `/sites/${site}/custom-rules/${created.body.id}`, {
       ...base,
@@ -232,7 +285,9 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
     });
     expect(off.status, off.text).toBe(200);
     expect(await verdict(site, '/admin/users', '203.0.113.72')).toEqual({ status: 204, guard: 'PASS' });
-    expect((await admin.request('GET', `/sites/${site}/custom-rules`)).body).toMatchObject({ items: [{ id: created.body.id, enabled: false }] });
+    expect((await admin.request('GET', `/sites/${site}/custom-rules`)).body).toMatchObject({
+      items: [{ id: created.body.id, enabled: false }],
+    });
     expect((await admin.request('DELETE', `/sites/${site}/custom-rules/${created.body.id}`)).status).toBe(204);
     expect((await admin.request('DELETE', `/sites/${site}/custom-rules/${created.body.id}`)).status).toBe(404);
   });
@@ -272,11 +327,20 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
   it('names rule 911100 (method not allowed, outside the 12 groups) in the access record of the block it caused', async () => {
     const site = await createSite('methods', { runMode: 'block', accessMethod: 'plugin' });
     const res = await check(site, { uri: '/dav/folder', method: 'PROPFIND' });
-    expect(res).toMatchObject({ action: 'block', waf_triggered_rules: ['911100'], waf_triggered_categories: ['generic'] });
+    expect(res).toMatchObject({
+      action: 'block',
+      waf_triggered_rules: ['911100'],
+      waf_triggered_categories: ['generic'],
+    });
     await engine.logStore.flush();
     const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
     const record = records.find((r) => String(r.request).startsWith('PROPFIND '));
-    expect(record).toMatchObject({ guard_status: 'OWASP', waf_triggered_rules: '911100', waf_triggered_categories: 'generic', waf_rule_set: '' });
+    expect(record).toMatchObject({
+      guard_status: 'OWASP',
+      waf_triggered_rules: '911100',
+      waf_triggered_categories: 'generic',
+      waf_rule_set: '',
+    });
   });
 
   it('writes ModSecurity-style lines with [id "..."] and the X-CRS-Test marker to the compatibility log', async () => {
@@ -299,9 +363,16 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
     expect(res.body.error.field).toBe('dir');
     expect(res.body.error.message).toMatch(/REQUEST-942-APPLICATION-ATTACK-SQLI\.conf:\d+/);
     expect(res.body.error.message).toMatch(/previous rule set keeps running/);
-    const status = await admin.request<{ state: string; source: string; lastError: { file: string; line: number } }>('GET', '/rule-set');
+    const status = await admin.request<{ state: string; source: string; lastError: { file: string; line: number } }>(
+      'GET',
+      '/rule-set',
+    );
     // The failing file is named relative to the rule-set folder, not by its host path.
-    expect(status.body).toMatchObject({ state: 'loaded', source: 'detected', lastError: { file: 'rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf' } });
+    expect(status.body).toMatchObject({
+      state: 'loaded',
+      source: 'detected',
+      lastError: { file: 'rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf' },
+    });
     expect(JSON.stringify(status.body.lastError)).not.toContain(work);
     expect(status.body.lastError.line).toBeGreaterThan(0);
     expect((await admin.request('PUT', '/rule-set', { dir: join(work, 'nothing-here') })).status).toBe(400);
@@ -313,9 +384,15 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
   it('installs an uploaded CRS release archive and refuses one that is not', async () => {
     const release = join(work, 'release');
     await mkdir(join(release, 'coreruleset-3.3.4'), { recursive: true });
-    await cp(join(DEBIAN_LOCATION.dir, 'rules'), join(release, 'coreruleset-3.3.4', 'rules'), { recursive: true, dereference: true });
+    await cp(join(DEBIAN_LOCATION.dir, 'rules'), join(release, 'coreruleset-3.3.4', 'rules'), {
+      recursive: true,
+      dereference: true,
+    });
     if (existsSync(join(DEBIAN_LOCATION.etc, 'crs-setup.conf'))) {
-      await cp(join(DEBIAN_LOCATION.etc, 'crs-setup.conf'), join(release, 'coreruleset-3.3.4', 'crs-setup.conf.example'));
+      await cp(
+        join(DEBIAN_LOCATION.etc, 'crs-setup.conf'),
+        join(release, 'coreruleset-3.3.4', 'crs-setup.conf.example'),
+      );
     }
     const archive = join(work, 'coreruleset-3.3.4.tar.gz');
     execFileSync('tar', ['-czf', archive, '-C', release, 'coreruleset-3.3.4']);
@@ -332,7 +409,9 @@ describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
     });
     expect(garbage.status).toBe(400);
     expect(garbage.body).toMatchObject({ error: { field: 'fileName' } });
-    expect((await admin.request('POST', '/rule-set/upload', { fileName: 'rules.rar', contentBase64: 'AAAA' })).status).toBe(400);
+    expect(
+      (await admin.request('POST', '/rule-set/upload', { fileName: 'rules.rar', contentBase64: 'AAAA' })).status,
+    ).toBe(400);
     expect((await admin.request<{ source: string }>('GET', '/rule-set')).body.source).toBe('uploaded');
     const auto = await admin.request<{ source: string }>('PUT', '/rule-set', { dir: null });
     expect(auto.body.source).toBe('detected');

@@ -14,7 +14,13 @@ afterAll(() => rm(dataDir, { recursive: true, force: true }));
 function run(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'engine/main.ts', ...args], {
-      env: { ...process.env, RAMPART_DATA: dataDir, RAMPART_LOG_LEVEL: 'silent', RAMPART_GATEWAY_HOST: '127.0.0.1', ...env },
+      env: {
+        ...process.env,
+        RAMPART_DATA: dataDir,
+        RAMPART_LOG_LEVEL: 'silent',
+        RAMPART_GATEWAY_HOST: '127.0.0.1',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
@@ -43,7 +49,11 @@ describe('the engine process', () => {
   });
 
   /** Forks the engine with IPC, as the desktop supervisor does, and waits for its ready message. */
-  async function forkReady(): Promise<{ child: ChildProcess; ready: { type: string; consoleUrl: string }; port: number }> {
+  async function forkReady(): Promise<{
+    child: ChildProcess;
+    ready: { type: string; consoleUrl: string };
+    port: number;
+  }> {
     const port = await freePort();
     const child = fork('engine/main.ts', [], {
       execArgv: ['--import', 'tsx'],

@@ -40,7 +40,8 @@ async function verdict(call: GatewayCall): Promise<{ status: number; guard: stri
       host: 'shop.example.com',
       'x-rampart-remote-addr': call.remote ?? '198.51.100.20',
       'x-request-id': 'req-' + Math.random().toString(16).slice(2),
-      'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+      'user-agent':
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
       ...(call.cookie ? { cookie: call.cookie } : {}),
       ...call.headers,
     },
@@ -63,7 +64,9 @@ beforeAll(async () => {
     ipLock: true,
   });
   key = global.body.accessKey;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as { secrets: { tokenKey: string } };
+  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+    secrets: { tokenKey: string };
+  };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), clock);
 });
 afterAll(() => engine?.dispose());
@@ -85,18 +88,26 @@ describe('gateway verdicts (nginx auth_request)', () => {
   });
 
   it('passes a valid token: 204 PASS', async () => {
-    expect(await verdict({ site: siteIds.block, cookie: `rampart_token=${tokenFor(siteIds.block!)}` })).toMatchObject({ status: 204, guard: 'PASS' });
+    expect(await verdict({ site: siteIds.block, cookie: `rampart_token=${tokenFor(siteIds.block!)}` })).toMatchObject({
+      status: 204,
+      guard: 'PASS',
+    });
   });
 
   it('an expired token gives TOKEN_EXPIRED', async () => {
     const token = tokenFor(siteIds.block!);
     clock.advance(61_000);
-    expect(await verdict({ site: siteIds.block, cookie: `rampart_token=${token}` })).toMatchObject({ status: 401, guard: 'TOKEN_EXPIRED' });
+    expect(await verdict({ site: siteIds.block, cookie: `rampart_token=${token}` })).toMatchObject({
+      status: 401,
+      guard: 'TOKEN_EXPIRED',
+    });
   });
 
   it('with IP lock, a token replayed from another source IP gives TOKEN_INVALID', async () => {
     const token = tokenFor(siteIds.block!, '198.51.100.20');
-    expect(await verdict({ site: siteIds.block, cookie: `rampart_token=${token}`, remote: '203.0.113.99' })).toMatchObject({ guard: 'TOKEN_INVALID' });
+    expect(
+      await verdict({ site: siteIds.block, cookie: `rampart_token=${token}`, remote: '203.0.113.99' }),
+    ).toMatchObject({ guard: 'TOKEN_INVALID' });
   });
 
   it('a token of another site, a tampered one and an oversized cookie are TOKEN_INVALID', async () => {
@@ -105,11 +116,15 @@ describe('gateway verdicts (nginx auth_request)', () => {
     const good = tokenFor(siteIds.block!);
     const tampered = good.slice(0, -2) + (good.endsWith('A') ? 'BB' : 'AA');
     expect((await verdict({ site: siteIds.block, cookie: `rampart_token=${tampered}` })).guard).toBe('TOKEN_INVALID');
-    expect((await verdict({ site: siteIds.block, cookie: `rampart_token=${'x'.repeat(9000)}` })).guard).toBe('TOKEN_INVALID');
+    expect((await verdict({ site: siteIds.block, cookie: `rampart_token=${'x'.repeat(9000)}` })).guard).toBe(
+      'TOKEN_INVALID',
+    );
   });
 
   it('a bot verdict carried by the token is blocked: 403 BOT', async () => {
-    expect(await verdict({ site: siteIds.block, cookie: `rampart_token=${tokenFor(siteIds.block!, undefined, true)}` })).toMatchObject({
+    expect(
+      await verdict({ site: siteIds.block, cookie: `rampart_token=${tokenFor(siteIds.block!, undefined, true)}` }),
+    ).toMatchObject({
       status: 403,
       guard: 'BOT',
     });
@@ -124,7 +139,10 @@ describe('gateway verdicts (nginx auth_request)', () => {
   });
 
   it('garbage X-Forwarded-For and odd headers get a defined verdict', async () => {
-    const res = await verdict({ site: siteIds.block, headers: { 'x-forwarded-for': ',,,garbage,[::1, 999.9.9.9', cookie: ';;==;' } });
+    const res = await verdict({
+      site: siteIds.block,
+      headers: { 'x-forwarded-for': ',,,garbage,[::1, 999.9.9.9', cookie: ';;==;' },
+    });
     expect(res).toMatchObject({ status: 401, guard: 'TOKEN_MISS' });
   });
 });
@@ -146,7 +164,9 @@ describe('reload and block responses', () => {
   });
 
   it('serves the probe script', async () => {
-    const res = await fetch(`${engine.gatewayUrl}/_rampart/probe.js?mode=page`, { headers: { 'x-rampart-site': siteIds.block! } });
+    const res = await fetch(`${engine.gatewayUrl}/_rampart/probe.js?mode=page`, {
+      headers: { 'x-rampart-site': siteIds.block! },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('javascript');
     expect(await res.text()).toContain('/_rampart/report');
@@ -157,7 +177,12 @@ describe('probe reports', () => {
   const report = (body: unknown, extra: Record<string, string> = {}) =>
     fetch(`${engine.gatewayUrl}/_rampart/report`, {
       method: 'POST',
-      headers: { 'x-rampart-site': siteIds.block!, 'content-type': 'application/json', 'x-rampart-remote-addr': '198.51.100.20', ...extra },
+      headers: {
+        'x-rampart-site': siteIds.block!,
+        'content-type': 'application/json',
+        'x-rampart-remote-addr': '198.51.100.20',
+        ...extra,
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
 
@@ -198,7 +223,10 @@ describe('heartbeats, plug-in-less checks and logs', () => {
       body: JSON.stringify({ version: '0.1.0' }),
     });
     expect(beat.status).toBe(204);
-    const site = await admin.request<{ status: { connected: boolean; keeperVersion: string } }>('GET', `/sites/${siteIds.pass}`);
+    const site = await admin.request<{ status: { connected: boolean; keeperVersion: string } }>(
+      'GET',
+      `/sites/${siteIds.pass}`,
+    );
     expect(site.body.status).toMatchObject({ connected: true, keeperVersion: '0.1.0' });
   });
 
@@ -206,9 +234,19 @@ describe('heartbeats, plug-in-less checks and logs', () => {
     const res = await fetch(`${engine.gatewayUrl}/_rampart/check`, {
       method: 'POST',
       headers: { 'x-rampart-site': siteIds.block!, 'x-rampart-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'GET', uri: '/a', remoteAddr: '198.51.100.1', headers: { 'user-agent': 'curl/8.0' } }),
+      body: JSON.stringify({
+        method: 'GET',
+        uri: '/a',
+        remoteAddr: '198.51.100.1',
+        headers: { 'user-agent': 'curl/8.0' },
+      }),
     });
-    expect(await res.json()).toMatchObject({ action: 'reload', guard_status: 'TOKEN_MISS', status: 412, src_ip: '198.51.100.1' });
+    expect(await res.json()).toMatchObject({
+      action: 'reload',
+      guard_status: 'TOKEN_MISS',
+      status: 412,
+      src_ip: '198.51.100.1',
+    });
     const bad = await fetch(`${engine.gatewayUrl}/_rampart/check`, {
       method: 'POST',
       headers: { 'x-rampart-site': siteIds.block!, 'x-rampart-key': key, 'content-type': 'application/json' },

@@ -21,7 +21,8 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
-const DESKTOP_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+const DESKTOP_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
 const clock = new ManualClock(Date.now());
 let engine: TestEngine;
@@ -51,14 +52,11 @@ function get(
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const headers = { ...(options.cookie ? { cookie: options.cookie } : {}), ...options.headers };
-    const req = httpRequest(
-      { host: '127.0.0.1', port, path, localAddress: options.from, headers },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
+    const req = httpRequest({ host: '127.0.0.1', port, path, localAddress: options.from, headers }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
     req.on('error', reject);
     req.end();
   });
@@ -75,7 +73,12 @@ beforeAll(async () => {
   engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { clock });
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
-  await admin.request('PUT', '/site-global', { tokenCookieName: 'rampart_token', identityCookieName: 'rampart_id', tokenExpirySeconds: 10, ipLock: true });
+  await admin.request('PUT', '/site-global', {
+    tokenCookieName: 'rampart_token',
+    identityCookieName: 'rampart_id',
+    tokenExpirySeconds: 10,
+    ipLock: true,
+  });
   for (const mode of ['block', 'monitor', 'pass'] as const) {
     const res = await admin.request<{ id: string }>('POST', '/sites', {
       name: `${mode} site`,
@@ -131,7 +134,11 @@ describe('block mode through nginx with the downloaded bundle', () => {
     expect(res.status).toBe(412);
     expect(res.body).toContain('Checking your browser');
     expect(res.body).toContain('/_rampart/probe.js?mode=reload');
-    expect((await accessLog(sites.block)).at(-1)).toMatchObject({ guard_status: 'TOKEN_MISS', src_ip: '127.0.0.1', request: 'GET /shop HTTP/1.1' });
+    expect((await accessLog(sites.block)).at(-1)).toMatchObject({
+      guard_status: 'TOKEN_MISS',
+      src_ip: '127.0.0.1',
+      request: 'GET /shop HTTP/1.1',
+    });
   });
 
   it('headless Chromium under Playwright is caught by the probe (webdriver) and gets 400 and the block page', async () => {
@@ -144,7 +151,11 @@ describe('block mode through nginx with the downloaded bundle', () => {
     await page.getByText('Request blocked').waitFor();
     await engine.logStore.flush();
     const detections = await engine.logStore.read(`detection:${sites.block}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
-    expect(detections.at(-1)).toMatchObject({ detection_result: 'bot', client_bot_type: 'webdriver', site_id: sites.block });
+    expect(detections.at(-1)).toMatchObject({
+      detection_result: 'bot',
+      client_bot_type: 'webdriver',
+      site_id: sites.block,
+    });
     await page.close();
   });
 
@@ -185,10 +196,13 @@ describe('block mode through nginx with the downloaded bundle', () => {
 
   it('hides the upstream server information', async () => {
     const res = await new Promise<{ server: string | undefined }>((resolve) => {
-      httpRequest({ host: '127.0.0.1', port: ports.block, path: '/x', headers: { cookie: `rampart_token=${humanToken}` } }, (r) => {
-        r.resume();
-        resolve({ server: String(r.headers.server ?? "") });
-      }).end();
+      httpRequest(
+        { host: '127.0.0.1', port: ports.block, path: '/x', headers: { cookie: `rampart_token=${humanToken}` } },
+        (r) => {
+          r.resume();
+          resolve({ server: String(r.headers.server ?? '') });
+        },
+      ).end();
     });
     expect(res.server ?? '').not.toContain('upstream-secret');
   });
@@ -227,12 +241,17 @@ describe('other run modes through nginx', () => {
     expect(before.body.status.keeperVersion).toBe('');
     // Asynchronously: the engine runs in this process and must be free to answer the keeper.
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile('timeout', ['1.5', 'sh', join(folder, 'rampart-keeper.sh'), join(folder, 'config.json')], (error, _stdout, stderr) =>
-        resolve({ code: (error as { code?: number } | null)?.code ?? 0, stderr }),
+      execFile(
+        'timeout',
+        ['1.5', 'sh', join(folder, 'rampart-keeper.sh'), join(folder, 'config.json')],
+        (error, _stdout, stderr) => resolve({ code: (error as { code?: number } | null)?.code ?? 0, stderr }),
       );
     });
     expect(result).toEqual({ code: 124, stderr: '' }); // stopped by timeout, as intended, without a failed heartbeat
-    const after = await admin.request<{ status: { connected: boolean; keeperVersion: string } }>('GET', `/sites/${sites.pass}`);
+    const after = await admin.request<{ status: { connected: boolean; keeperVersion: string } }>(
+      'GET',
+      `/sites/${sites.pass}`,
+    );
     expect(after.body.status).toMatchObject({ connected: true, keeperVersion: '0.1.0' });
   });
 
@@ -247,23 +266,39 @@ describe('basic application rules (CRS 3.3.4 at loose) through nginx', () => {
   const ATTACKS: { group: string; rule: string; path: string; headers?: Record<string, string> }[] = [
     { group: '001 Java', rule: '944130', path: '/?foo=java.lang.Runtime.getRuntime().exec(%22id%22)' },
     { group: '002 file and path', rule: '930100', path: '/download?file=../../../../etc/passwd' },
-    { group: '003 Node.js', rule: '934100', path: '/?x=_%24%24ND_FUNC%24%24_function()%7Brequire(%22child_process%22)%7D' },
+    {
+      group: '003 Node.js',
+      rule: '934100',
+      path: '/?x=_%24%24ND_FUNC%24%24_function()%7Brequire(%22child_process%22)%7D',
+    },
     { group: '004 PHP', rule: '933100', path: "/?x=%3C%3Fphp%20system('id')%3B%20%3F%3E" },
     { group: '005 remote code execution', rule: '932160', path: '/ping?host=127.0.0.1;cat%20/etc/passwd' },
     { group: '006 remote file inclusion', rule: '931100', path: '/?url=http://203.0.113.5/evil.txt' },
     { group: '007 session fixation', rule: '943120', path: '/login?jsessionid=1234567890' },
     { group: '008 SQL injection', rule: '942100', path: "/item?id=1'%20OR%20'1'='1" },
     { group: '009 XSS', rule: '941100', path: '/search?q=%3Cscript%3Ealert(1)%3C/script%3E' },
-    { group: '010 protocol attack', rule: '921130', path: '/?lang=en%0d%0aContent-Length:%200%0d%0a%0d%0aHTTP/1.1%20200%20OK' },
+    {
+      group: '010 protocol attack',
+      rule: '921130',
+      path: '/?lang=en%0d%0aContent-Length:%200%0d%0a%0d%0aHTTP/1.1%20200%20OK',
+    },
     { group: '011 protocol enforcement', rule: '920270', path: '/?x=a%00b' },
-    { group: '012 scanners', rule: '913100', path: '/', headers: { 'user-agent': 'sqlmap/1.7.2#stable (https://sqlmap.org)' } },
+    {
+      group: '012 scanners',
+      rule: '913100',
+      path: '/',
+      headers: { 'user-agent': 'sqlmap/1.7.2#stable (https://sqlmap.org)' },
+    },
   ];
 
   it('blocks an attack of each of the 12 groups with the block page, and the access log names the rule', async () => {
     const site = await admin.request<{ blockStatus: number; blockContent: string }>('GET', `/sites/${sites.block}`);
     for (const [i, attack] of ATTACKS.entries()) {
       const from = `127.0.0.${60 + i}`;
-      const res = await get(ports.block, attack.path, { from, headers: { 'user-agent': DESKTOP_UA, ...attack.headers } });
+      const res = await get(ports.block, attack.path, {
+        from,
+        headers: { 'user-agent': DESKTOP_UA, ...attack.headers },
+      });
       expect(res.status, attack.group).toBe(site.body.blockStatus);
       expect(res.body, attack.group).not.toContain('hello from upstream');
       const record = (await accessLog(sites.block)).findLast((r) => r.src_ip === from);
@@ -275,14 +310,20 @@ describe('basic application rules (CRS 3.3.4 at loose) through nginx', () => {
   it('denies the client for a minute after a rule fired, while others pass on', async () => {
     const res = await get(ports.block, '/shop', { from: '127.0.0.60', headers: { 'user-agent': DESKTOP_UA } });
     expect(res.status).not.toBe(200);
-    expect((await accessLog(sites.block)).findLast((r) => r.src_ip === '127.0.0.60')).toMatchObject({ guard_status: 'OWASP', waf_triggered_rules: '' });
+    expect((await accessLog(sites.block)).findLast((r) => r.src_ip === '127.0.0.60')).toMatchObject({
+      guard_status: 'OWASP',
+      waf_triggered_rules: '',
+    });
     expect((await get(ports.block, '/shop', { from: '127.0.0.90' })).status).toBe(412); // no token: the reload page
   });
 
   it('monitor mode lets an attack through and logs the rule', async () => {
     const res = await get(ports.monitor, "/item?id=1'%20OR%20'1'='1", { from: '127.0.0.91' });
     expect(res.status).toBe(200);
-    expect((await accessLog(sites.monitor)).findLast((r) => r.src_ip === '127.0.0.91')).toMatchObject({ guard_status: 'OWASP', action: 'pass' });
+    expect((await accessLog(sites.monitor)).findLast((r) => r.src_ip === '127.0.0.91')).toMatchObject({
+      guard_status: 'OWASP',
+      action: 'pass',
+    });
   });
 
   it('nginx still reported no errors', async () => {

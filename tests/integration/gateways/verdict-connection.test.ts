@@ -52,7 +52,8 @@ class Conn {
       const parsed = this.#take(options.headRequest === true);
       if (parsed) return parsed;
       if (this.ended) throw new Error(`connection ended; unparsed: ${this.#data.toString('latin1')}`);
-      if (Date.now() > deadline) throw new Error(`no response within ${timeoutMs} ms; have: ${this.#data.toString('latin1')}`);
+      if (Date.now() > deadline)
+        throw new Error(`no response within ${timeoutMs} ms; have: ${this.#data.toString('latin1')}`);
       await new Promise<void>((resolve) => {
         this.#waiters.push(resolve);
         setTimeout(resolve, 50);
@@ -96,7 +97,10 @@ class Conn {
   }
 }
 
-function verdictHead(extra: string[] = [], opts: { site?: string; key?: string; uri?: string; remote?: string } = {}): string {
+function verdictHead(
+  extra: string[] = [],
+  opts: { site?: string; key?: string; uri?: string; remote?: string } = {},
+): string {
   return [
     'GET /_rampart/verdict HTTP/1.1',
     'Host: shop.example.com',
@@ -116,7 +120,11 @@ beforeAll(async () => {
   engine = await startTestEngine({ RAMPART_EDITION: 'B' });
   const admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
-  const site = await admin.request<{ id: string }>('POST', '/sites', { name: 'fast', domain: 'shop.example.com', runMode: 'block' });
+  const site = await admin.request<{ id: string }>('POST', '/sites', {
+    name: 'fast',
+    domain: 'shop.example.com',
+    runMode: 'block',
+  });
   siteId = site.body.id;
   const global = await admin.request<{ accessKey: string }>('GET', '/site-global');
   key = global.body.accessKey;
@@ -130,7 +138,9 @@ afterAll(async () => {
 describe('verdict connections', () => {
   it('answers pipelined verdicts in order on one keep-alive connection', async () => {
     const conn = new Conn();
-    conn.write(verdictHead() + verdictHead([], { uri: '/?q=<script>alert(1)</script>', remote: '203.0.113.7' }) + verdictHead());
+    conn.write(
+      verdictHead() + verdictHead([], { uri: '/?q=<script>alert(1)</script>', remote: '203.0.113.7' }) + verdictHead(),
+    );
     const answers = [await conn.next(), await conn.next(), await conn.next()];
     expect(answers.map((a) => a.status)).toEqual([401, 403, 401]);
     expect(answers.map((a) => a.headers['x-rampart-guard'])).toEqual(['TOKEN_MISS', 'OWASP', 'TOKEN_MISS']);
@@ -213,11 +223,18 @@ describe('verdict connections', () => {
   });
 
   it('reads heads up to 64 KB (what nginx sends with large_client_header_buffers 4 8k and more), here and after a hand-over', async () => {
-    const big = [`Cookie: a=${'c'.repeat(8000)}`, `Referer: https://shop.example.com/${'r'.repeat(8000)}`, `X-Large: ${'x'.repeat(30_000)}`];
+    const big = [
+      `Cookie: a=${'c'.repeat(8000)}`,
+      `Referer: https://shop.example.com/${'r'.repeat(8000)}`,
+      `X-Large: ${'x'.repeat(30_000)}`,
+    ];
     const conn = new Conn();
     conn.write(verdictHead(big, { uri: `/search?q=${'q'.repeat(6000)}` }));
     const answer = await conn.next();
-    expect(answer).toMatchObject({ status: 401, headers: { 'x-rampart-guard': 'TOKEN_MISS', connection: 'keep-alive' } });
+    expect(answer).toMatchObject({
+      status: 401,
+      headers: { 'x-rampart-guard': 'TOKEN_MISS', connection: 'keep-alive' },
+    });
     // Node's server, which serves the connection after another request, takes them too.
     conn.write('GET /_rampart/nothing-here HTTP/1.1\r\nHost: x\r\n\r\n');
     expect((await conn.next()).status).toBe(404);
@@ -228,7 +245,10 @@ describe('verdict connections', () => {
 
   it('answers a verdict head over 64 KB with a pass verdict, logs it, and closes with Connection: close', async () => {
     const conn = new Conn();
-    const head = verdictHead([`X-Large: ${'a'.repeat(40_000)}`, `X-Larger: ${'b'.repeat(40_000)}`], { uri: '/oversize-head', remote: '198.51.100.77' });
+    const head = verdictHead([`X-Large: ${'a'.repeat(40_000)}`, `X-Larger: ${'b'.repeat(40_000)}`], {
+      uri: '/oversize-head',
+      remote: '198.51.100.77',
+    });
     // in pieces, as a socket delivers it
     for (let at = 0; at < head.length; at += 16_384) {
       conn.write(head.slice(at, at + 16_384));
@@ -241,7 +261,12 @@ describe('verdict connections', () => {
     expect(await conn.closed()).toBe(true);
     await engine.logStore.flush();
     const records = await engine.logStore.read(`access:${siteId}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
-    expect(records.at(-1)).toMatchObject({ request: 'GET /oversize-head HTTP/1.1', src_ip: '198.51.100.77', guard_status: 'IGNORE', action: 'pass' });
+    expect(records.at(-1)).toMatchObject({
+      request: 'GET /oversize-head HTTP/1.1',
+      src_ip: '198.51.100.77',
+      guard_status: 'IGNORE',
+      action: 'pass',
+    });
     expect(records.at(-1)?.head_bytes).toBeGreaterThan(80_000);
   });
 
@@ -250,20 +275,30 @@ describe('verdict connections', () => {
     try {
       const admin = new ApiClient(own.url);
       await admin.setup('root@example.com', 'Kettle#Blue7');
-      const site = await admin.request<{ id: string }>('POST', '/sites', { name: 'guarded', domain: 'shop.example.com', runMode: 'block' });
+      const site = await admin.request<{ id: string }>('POST', '/sites', {
+        name: 'guarded',
+        domain: 'shop.example.com',
+        runMode: 'block',
+      });
       const ownKey = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
       const socket = connect(Number(new URL(own.gatewayUrl).port), '127.0.0.1');
       socket.on('error', () => undefined);
       let text = '';
       const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
       socket.on('data', (c: Buffer) => (text += c.toString('latin1')));
-      socket.write(verdictHead([`X-Large: ${'a'.repeat(70_000)}`], { site: site.body.id, key: ownKey, uri: '/guarded' }));
+      socket.write(
+        verdictHead([`X-Large: ${'a'.repeat(70_000)}`], { site: site.body.id, key: ownKey, uri: '/guarded' }),
+      );
       await ended;
       expect(text).toMatch(/^HTTP\/1\.1 403 /);
       expect(text).toContain('Connection: close');
       await own.logStore.flush();
       const records = await own.logStore.read(`access:${site.body.id}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
-      expect(records.at(-1)).toMatchObject({ request: 'GET /guarded HTTP/1.1', action: 'block', waf_triggered_categories: 'oversize-head' });
+      expect(records.at(-1)).toMatchObject({
+        request: 'GET /guarded HTTP/1.1',
+        action: 'block',
+        waf_triggered_categories: 'oversize-head',
+      });
     } finally {
       await own.dispose();
     }
@@ -311,9 +346,16 @@ describe('verdict connections', () => {
     const body = "q=1' UNION SELECT password FROM users--";
     // (other client addresses: a blocked client is denied for a minute)
     const post = (remote: string): string =>
-      verdictHead([`Content-Length: ${body.length}`, 'Content-Type: application/x-www-form-urlencoded', `X-Original-Content-Length: ${body.length}`], {
-        remote,
-      }).replace('GET /_rampart/verdict', 'POST /_rampart/verdict');
+      verdictHead(
+        [
+          `Content-Length: ${body.length}`,
+          'Content-Type: application/x-www-form-urlencoded',
+          `X-Original-Content-Length: ${body.length}`,
+        ],
+        {
+          remote,
+        },
+      ).replace('GET /_rampart/verdict', 'POST /_rampart/verdict');
     conn.write(post('203.0.113.8') + body);
     const whole = await conn.next();
     expect(whole.status).toBe(403);
@@ -330,7 +372,11 @@ describe('verdict connections', () => {
   it('leaves a body over the inspection limit to Node, which still answers the verdict', async () => {
     const conn = new Conn();
     const body = 'a='.padEnd(200_000, 'b');
-    conn.write(verdictHead([`Content-Length: ${body.length}`, 'Content-Type: application/x-www-form-urlencoded'], { remote: '203.0.113.10' }).replace('GET ', 'POST ') + body);
+    conn.write(
+      verdictHead([`Content-Length: ${body.length}`, 'Content-Type: application/x-www-form-urlencoded'], {
+        remote: '203.0.113.10',
+      }).replace('GET ', 'POST ') + body,
+    );
     const answer = await conn.next();
     expect(answer.headers['x-rampart-guard'], JSON.stringify(answer)).toBeDefined();
     conn.write(verdictHead());

@@ -11,12 +11,18 @@ let engine: TestEngine;
 let admin: ApiClient;
 
 const cli = (...args: string[]): string =>
-  execFileSync(process.execPath, ['--import', 'tsx', 'engine/licence/cli.ts', ...args], { encoding: 'utf8', stdio: 'pipe' });
+  execFileSync(process.execPath, ['--import', 'tsx', 'engine/licence/cli.ts', ...args], {
+    encoding: 'utf8',
+    stdio: 'pipe',
+  });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rampart-licence-cli-'));
   cli('keygen', '--out', join(dir, 'keys'));
-  engine = await startTestEngine({ RAMPART_LICENCE_PUBLIC_KEY: join(dir, 'keys', 'vendor-public.pem'), RAMPART_EDITION: 'A' });
+  engine = await startTestEngine({
+    RAMPART_LICENCE_PUBLIC_KEY: join(dir, 'keys', 'vendor-public.pem'),
+    RAMPART_EDITION: 'A',
+  });
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
 }, 60_000);
@@ -35,12 +41,32 @@ describe('licence CLI and import', () => {
         issuedAt: '2026-11-01T00:00:00Z',
         modules: [{ module: 'basic', expiresAt: '2099-01-01T00:00:00Z' }],
         purchases: [
-          { orderTime: '2026-10-30T09:00:00Z', orderNumber: 'SO-42', product: 'Basic application security', expiresAt: '2099-01-01T00:00:00Z', status: 'paid' },
+          {
+            orderTime: '2026-10-30T09:00:00Z',
+            orderNumber: 'SO-42',
+            product: 'Basic application security',
+            expiresAt: '2099-01-01T00:00:00Z',
+            status: 'paid',
+          },
         ],
       }),
     );
-    expect(cli('sign', '--key', join(dir, 'keys', 'vendor-private.pem'), '--in', join(dir, 'payload.json'), '--out', join(dir, 'bank.lic'))).toContain('wrote');
-    const res = await admin.request<{ versionType: string; customerName: string; modules: { module: string; state: string }[] }>('POST', '/licence', {
+    expect(
+      cli(
+        'sign',
+        '--key',
+        join(dir, 'keys', 'vendor-private.pem'),
+        '--in',
+        join(dir, 'payload.json'),
+        '--out',
+        join(dir, 'bank.lic'),
+      ),
+    ).toContain('wrote');
+    const res = await admin.request<{
+      versionType: string;
+      customerName: string;
+      modules: { module: string; state: string }[];
+    }>('POST', '/licence', {
       content: await readFile(join(dir, 'bank.lic'), 'utf8'),
     });
     expect(res.status, res.text).toBe(200);
@@ -70,9 +96,17 @@ describe('licence CLI and import', () => {
   it('the CLI explains its usage and refuses an invalid payload naming the field', () => {
     expect(() => cli('frobnicate')).toThrow(/usage/);
     return writeFile(join(dir, 'bad.json'), JSON.stringify({ enterpriseId: '' })).then(() => {
-      expect(() => cli('sign', '--key', join(dir, 'keys', 'vendor-private.pem'), '--in', join(dir, 'bad.json'), '--out', join(dir, 'x.lic'))).toThrow(
-        /enterpriseId/,
-      );
+      expect(() =>
+        cli(
+          'sign',
+          '--key',
+          join(dir, 'keys', 'vendor-private.pem'),
+          '--in',
+          join(dir, 'bad.json'),
+          '--out',
+          join(dir, 'x.lic'),
+        ),
+      ).toThrow(/enterpriseId/);
     });
   });
 });

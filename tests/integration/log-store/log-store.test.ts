@@ -47,7 +47,8 @@ describe('log store', () => {
     const store = await LogStore.open(dir);
     const wide = '攻击检测 \u{1F6E1}\uFE0F ü'.repeat(40); // 3- and 4-byte UTF-8 sequences
     const huge = 'x'.repeat(200_000);
-    for (let i = 0; i < 300; i++) store.append('access', { _timestamp: 2000 + (i % 3), i, text: i === 150 ? huge : wide });
+    for (let i = 0; i < 300; i++)
+      store.append('access', { _timestamp: 2000 + (i % 3), i, text: i === 150 ? huge : wide });
     store.append('access', { _timestamp: 3500, i: 300, text: 'next second' });
     const records = await store.read('access', { from: 2000, to: 4000 });
     expect(records.map((r) => r.i)).toEqual([

@@ -28,7 +28,13 @@ async function activated(email: string, role: 'administrator' | 'user' | 'guest'
 describe('first-run setup', () => {
   it('makes an activated tenant administrator', () => {
     const [root] = f.accounts.list();
-    expect(root).toMatchObject({ email: 'root@example.com', role: 'administrator', tenant: true, activated: true, enabled: true });
+    expect(root).toMatchObject({
+      email: 'root@example.com',
+      role: 'administrator',
+      tenant: true,
+      activated: true,
+      enabled: true,
+    });
     expect(f.accounts.needsSetup()).toBe(false);
   });
 
@@ -75,7 +81,9 @@ describe('creating accounts', () => {
       await f.accounts.create(f.admin, { email: `u${i}@example.com`, role: 'user' });
       f.clock.advance(30_000);
     }
-    const error = (await f.accounts.create(f.admin, { email: 'u5@example.com', role: 'user' }).catch((e: unknown) => e)) as RampartError;
+    const error = (await f.accounts
+      .create(f.admin, { email: 'u5@example.com', role: 'user' })
+      .catch((e: unknown) => e)) as RampartError;
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.params).toMatchObject({ reason: 'newAccounts', retryAfterSeconds: 150 });
     f.clock.advance(150_000);
@@ -167,9 +175,13 @@ describe('signing in', () => {
 
   it('locks an account after 5 failures in 15 minutes, from any IP', async () => {
     for (let i = 0; i < 5; i++) {
-      expect(await codeOf(f.accounts.signIn('root@example.com', 'Wrong#Pass1', `10.0.0.${i}`))).toBe('INVALID_CREDENTIALS');
+      expect(await codeOf(f.accounts.signIn('root@example.com', 'Wrong#Pass1', `10.0.0.${i}`))).toBe(
+        'INVALID_CREDENTIALS',
+      );
     }
-    const error = (await f.accounts.signIn('root@example.com', STRONG, '10.0.0.99').catch((e: unknown) => e)) as RampartError;
+    const error = (await f.accounts
+      .signIn('root@example.com', STRONG, '10.0.0.99')
+      .catch((e: unknown) => e)) as RampartError;
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.params).toMatchObject({ reason: 'signInAccount', retryAfterSeconds: 900 });
     f.clock.advance(15 * MINUTE);
@@ -178,7 +190,9 @@ describe('signing in', () => {
 
   it('throttles an IP after 20 failures in 15 minutes, whatever the account', async () => {
     for (let i = 0; i < 20; i++) await codeOf(f.accounts.signIn(`nobody${i}@example.com`, 'Wrong#Pass1', '10.9.9.9'));
-    const error = (await f.accounts.signIn('root@example.com', STRONG, '10.9.9.9').catch((e: unknown) => e)) as RampartError;
+    const error = (await f.accounts
+      .signIn('root@example.com', STRONG, '10.9.9.9')
+      .catch((e: unknown) => e)) as RampartError;
     expect(error.params).toMatchObject({ reason: 'signInIp' });
     await expect(f.accounts.signIn('root@example.com', STRONG, '10.0.0.1')).resolves.toBeDefined();
   });
@@ -205,10 +219,16 @@ describe('signing in', () => {
   it('changing the password keeps this session and ends the others', async () => {
     const a = await f.accounts.signIn('root@example.com', STRONG, '10.0.0.1');
     const b = await f.accounts.signIn('root@example.com', STRONG, '10.0.0.2');
-    expect(await codeOf(f.accounts.changePassword({ accountId: a.account.id, sessionId: a.session.id }, 'Wrong#Pass1', 'Teapot#Green8'))).toBe(
-      'PASSWORD_WRONG',
-    );
-    expect(await codeOf(f.accounts.changePassword({ accountId: a.account.id, sessionId: a.session.id }, STRONG, 'Password1'))).toBe('PASSWORD_COMMON');
+    expect(
+      await codeOf(
+        f.accounts.changePassword({ accountId: a.account.id, sessionId: a.session.id }, 'Wrong#Pass1', 'Teapot#Green8'),
+      ),
+    ).toBe('PASSWORD_WRONG');
+    expect(
+      await codeOf(
+        f.accounts.changePassword({ accountId: a.account.id, sessionId: a.session.id }, STRONG, 'Password1'),
+      ),
+    ).toBe('PASSWORD_COMMON');
     await f.accounts.changePassword({ accountId: a.account.id, sessionId: a.session.id }, STRONG, 'Teapot#Green8');
     expect(f.accounts.current(a.session.id).kind).toBe('valid');
     expect(f.accounts.current(b.session.id).kind).toBe('none');

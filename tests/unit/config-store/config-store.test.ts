@@ -33,7 +33,9 @@ describe('config store', () => {
   it('applies concurrent updates one after the other', async () => {
     const store = await ConfigStore.open(dir, clock);
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => store.update((d) => void d.audit.push({ at: i, actorId: null, action: `n${i}`, targetId: null }))),
+      Array.from({ length: 20 }, (_, i) =>
+        store.update((d) => void d.audit.push({ at: i, actorId: null, action: `n${i}`, targetId: null })),
+      ),
     );
     expect((await ConfigStore.open(dir, clock)).data.audit).toHaveLength(20);
   });

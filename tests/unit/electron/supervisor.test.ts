@@ -291,7 +291,10 @@ describe('parseEngineMessage', () => {
       consoleUrl: 'http://127.0.0.1:9080/',
       version: '1.2.3',
     });
-    expect(parseEngineMessage({ type: 'fatal', message: 'bad settings' })).toEqual({ type: 'fatal', message: 'bad settings' });
+    expect(parseEngineMessage({ type: 'fatal', message: 'bad settings' })).toEqual({
+      type: 'fatal',
+      message: 'bad settings',
+    });
   });
 
   it('ignores anything else', () => {

@@ -52,7 +52,13 @@ describe('tar writer', () => {
 
 describe('nginx plugin bundle', () => {
   it('carries the nginx snippets, config.json with the default interval, the keeper and a README', async () => {
-    const { fileName, content } = pluginBundle({ site, accessKey: 'KEY-123', engineAddress: '10.0.0.2:9081', version: '0.1.0', now: 0 });
+    const { fileName, content } = pluginBundle({
+      site,
+      accessKey: 'KEY-123',
+      engineAddress: '10.0.0.2:9081',
+      version: '0.1.0',
+      now: 0,
+    });
     expect(fileName).toBe('rampart-nginx-site_abc123.tar.gz');
     const out = await extract(content);
     const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8')) as Record<string, unknown>;
@@ -68,7 +74,9 @@ describe('nginx plugin bundle', () => {
     expect(siteConf).toContain('proxy_pass http://rampart_pages;');
     expect(siteConf).toContain('proxy_set_header X-Request-Id $request_id;');
     const protect = await readFile(join(out, 'rampart-protect.conf'), 'utf8');
-    expect(protect).toMatch(/auth_request \/_rampart_verdict;[\s\S]*error_page 401 = @rampart_reload;[\s\S]*error_page 403 = @rampart_block;/);
+    expect(protect).toMatch(
+      /auth_request \/_rampart_verdict;[\s\S]*error_page 401 = @rampart_reload;[\s\S]*error_page 403 = @rampart_block;/,
+    );
     expect(protect).toContain('proxy_hide_header Server;');
     const upstream = await readFile(join(out, 'rampart-upstream.conf'), 'utf8');
     expect(upstream).toMatch(/upstream rampart_engine \{\s*server 10\.0\.0\.2:9081;/);
@@ -79,16 +87,22 @@ describe('nginx plugin bundle', () => {
   });
 
   it('escapes quotes and backslashes in the Access Key', async () => {
-    const out = await extract(pluginBundle({ site, accessKey: 'a"b\\c', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    const out = await extract(
+      pluginBundle({ site, accessKey: 'a"b\\c', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content,
+    );
     expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain('X-Rampart-Key "a\\"b\\\\c";');
   });
 
   it('refuses an Access Key nginx would read as a variable ($) rather than write it changed', () => {
-    expect(() => pluginBundle({ site, accessKey: 'a$b', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 })).toThrow(/accessKey/);
+    expect(() =>
+      pluginBundle({ site, accessKey: 'a$b', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }),
+    ).toThrow(/accessKey/);
   });
 
   it("sends the reload and block responses without the client's query (X-Original-URI has it)", async () => {
-    const out = await extract(pluginBundle({ site, accessKey: 'k', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    const out = await extract(
+      pluginBundle({ site, accessKey: 'k', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content,
+    );
     const siteConf = await readFile(join(out, 'rampart-site.conf'), 'utf8');
     expect(siteConf).toContain('rewrite ^ /_rampart/reload? break;');
     expect(siteConf).toContain('rewrite ^ /_rampart/block? break;');
@@ -101,33 +115,68 @@ describe('nginx plugin bundle with hostile text in the site record', () => {
   const hostile: SiteRecord = { ...site, name: injection, domain: 'shop.example.com\n}\nserver { listen 80; }\u202E' };
 
   it('keeps a site name that carries nginx directives inside its comment line', async () => {
-    const out = await extract(pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
-    for (const file of ['rampart-site.conf', 'rampart-protect.conf', 'rampart-upstream.conf', 'rampart-keeper.sh', 'README.md']) {
+    const out = await extract(
+      pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 })
+        .content,
+    );
+    for (const file of [
+      'rampart-site.conf',
+      'rampart-protect.conf',
+      'rampart-upstream.conf',
+      'rampart-keeper.sh',
+      'README.md',
+    ]) {
       const text = await readFile(join(out, file), 'utf8');
       const lines = text.split('\n');
-      expect(lines.filter((l) => l.startsWith('location ^~ /open')), file).toEqual([]);
-      expect(lines.filter((l) => /^\s*server \{/.test(l)), file).toEqual([]);
+      expect(
+        lines.filter((l) => l.startsWith('location ^~ /open')),
+        file,
+      ).toEqual([]);
+      expect(
+        lines.filter((l) => /^\s*server \{/.test(l)),
+        file,
+      ).toEqual([]);
       // eslint-disable-next-line no-control-regex -- NUL must not reach the file
       expect(text, file).not.toMatch(/[\r\u0000\u202E\u2028]/);
     }
-    expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain('# Rampart plugin for site "x\\u{A}location ^~ /open');
+    expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain(
+      '# Rampart plugin for site "x\\u{A}location ^~ /open',
+    );
   });
 
   it('writes the name into config.json so that it parses back unchanged', async () => {
-    const out = await extract(pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
-    const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8')) as { site: { name: string; domain: string } };
+    const out = await extract(
+      pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 })
+        .content,
+    );
+    const config = JSON.parse(await readFile(join(out, 'config.json'), 'utf8')) as {
+      site: { name: string; domain: string };
+    };
     expect(config.site).toMatchObject({ name: injection, domain: hostile.domain });
   });
 
   it('gives a keeper script that sh reads as one assignment', async () => {
-    const out = await extract(pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }).content);
+    const out = await extract(
+      pluginBundle({ site: hostile, accessKey: 'KEY', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 })
+        .content,
+    );
     const script = await readFile(join(out, 'rampart-keeper.sh'), 'utf8');
     const assignment = script.split('\n').find((l) => l.startsWith('SITE_NAME=')) ?? '';
-    expect(execFileSync('sh', ['-c', `${assignment}\nprintf %s "$SITE_NAME"`]).toString()).toBe('x\\u{A}location ^~ /open { return 200 "injected"; }\\u{A}#');
+    expect(execFileSync('sh', ['-c', `${assignment}\nprintf %s "$SITE_NAME"`]).toString()).toBe(
+      'x\\u{A}location ^~ /open { return 200 "injected"; }\\u{A}#',
+    );
     execFileSync('sh', ['-n', join(out, 'rampart-keeper.sh')]);
   });
 
   it('refuses an engine address that is not host:port', () => {
-    expect(() => pluginBundle({ site, accessKey: 'KEY', engineAddress: '127.0.0.1:9081;\ninclude /etc/passwd', version: '0.1.0', now: 0 })).toThrow(/engineAddress/);
+    expect(() =>
+      pluginBundle({
+        site,
+        accessKey: 'KEY',
+        engineAddress: '127.0.0.1:9081;\ninclude /etc/passwd',
+        version: '0.1.0',
+        now: 0,
+      }),
+    ).toThrow(/engineAddress/);
   });
 });

@@ -2,7 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
-import { LicenceService, generateVendorKeyPair, signLicence, verifyLicence, type LicencePayload } from '#engine/licence';
+import {
+  LicenceService,
+  generateVendorKeyPair,
+  signLicence,
+  verifyLicence,
+  type LicencePayload,
+} from '#engine/licence';
 import { ConfigStore } from '#engine/config-store';
 import { ManualClock, DAY, RampartError } from '#engine/shared';
 
@@ -50,7 +56,9 @@ describe('licence files', () => {
     const envelope = JSON.parse(file) as { payload: string };
     const forged = { ...payload, modules: [{ module: 'advanced', expiresAt: '2099-01-01T00:00:00Z' }] };
     envelope.payload = Buffer.from(JSON.stringify(forged)).toString('base64');
-    expect(codeOf(() => verifyLicence(JSON.stringify(envelope), vendor.publicKeyPem))).toBe('LICENCE_SIGNATURE_INVALID');
+    expect(codeOf(() => verifyLicence(JSON.stringify(envelope), vendor.publicKeyPem))).toBe(
+      'LICENCE_SIGNATURE_INVALID',
+    );
     expect(codeOf(() => verifyLicence('not json', vendor.publicKeyPem))).toBe('LICENCE_MALFORMED');
     expect(codeOf(() => verifyLicence('{"format":"x"}', vendor.publicKeyPem))).toBe('LICENCE_MALFORMED');
     expect(codeOf(() => verifyLicence('x'.repeat(70_000), vendor.publicKeyPem))).toBe('LICENCE_MALFORMED');
@@ -82,13 +90,21 @@ describe('licence state', () => {
 
   it('importing a licence makes it formal, with modules, expiries and purchase records', async () => {
     const view = await service.import(signLicence(payload, vendor.privateKeyPem));
-    expect(view).toMatchObject({ versionType: 'formal', enterpriseId: 'ENT-0042', customerName: 'Example Trading Co.' });
+    expect(view).toMatchObject({
+      versionType: 'formal',
+      enterpriseId: 'ENT-0042',
+      customerName: 'Example Trading Co.',
+    });
     expect(view.modules).toEqual([
       { module: 'basic', state: 'activated', expiresAt: Date.parse('2027-01-01T00:00:00Z') },
       { module: 'advanced', state: 'not_purchased', expiresAt: null },
     ]);
     expect(service.purchases()).toEqual([
-      expect.objectContaining({ orderNumber: 'SO-1001', status: 'paid', orderTime: Date.parse('2025-12-20T08:00:00Z') }),
+      expect.objectContaining({
+        orderNumber: 'SO-1001',
+        status: 'paid',
+        orderTime: Date.parse('2025-12-20T08:00:00Z'),
+      }),
     ]);
     clock.set(Date.parse('2027-01-01T00:00:00Z'));
     expect(service.isActive('basic')).toBe(false);
@@ -96,14 +112,18 @@ describe('licence state', () => {
   });
 
   it('a refused licence changes nothing', async () => {
-    await expect(service.import(signLicence(payload, other.privateKeyPem))).rejects.toMatchObject({ code: 'LICENCE_SIGNATURE_INVALID' });
+    await expect(service.import(signLicence(payload, other.privateKeyPem))).rejects.toMatchObject({
+      code: 'LICENCE_SIGNATURE_INVALID',
+    });
     expect(service.view().versionType).toBe('trial');
   });
 
   it('refuses imports when no vendor key is configured', async () => {
     const keyless = new LicenceService({ store, clock, edition: 'A', vendorPublicKeyPem: undefined });
     expect(keyless.view().vendorKeyConfigured).toBe(false);
-    await expect(keyless.import(signLicence(payload, vendor.privateKeyPem))).rejects.toMatchObject({ code: 'LICENCE_NO_VENDOR_KEY' });
+    await expect(keyless.import(signLicence(payload, vendor.privateKeyPem))).rejects.toMatchObject({
+      code: 'LICENCE_NO_VENDOR_KEY',
+    });
   });
 
   it('renew says to contact channel sales and changes nothing', async () => {

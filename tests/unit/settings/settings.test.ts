@@ -25,7 +25,11 @@ describe('settings', () => {
   });
 
   it('reads the environment and lets CLI flags override it', () => {
-    const s = loadSettings({ RAMPART_CONSOLE_PORT: '9090', RAMPART_EDITION: 'A' }, ['--console-port', '9191', '--data=/srv/rampart']);
+    const s = loadSettings({ RAMPART_CONSOLE_PORT: '9090', RAMPART_EDITION: 'A' }, [
+      '--console-port',
+      '9191',
+      '--data=/srv/rampart',
+    ]);
     expect(s.console.port).toBe(9191);
     expect(s.edition).toBe('A');
     expect(s.dataDir).toBe('/srv/rampart');
@@ -51,7 +55,11 @@ describe('settings', () => {
     const e = failure({ RAMPART_CONSOLE_HOST: '0.0.0.0' });
     expect(e.field).toBe('RAMPART_CONSOLE_HOST');
     expect(e.message).toMatch(/requires TLS/);
-    const s = loadSettings({ RAMPART_CONSOLE_HOST: '0.0.0.0', RAMPART_CONSOLE_TLS_CERT: '/c.pem', RAMPART_CONSOLE_TLS_KEY: '/k.pem' });
+    const s = loadSettings({
+      RAMPART_CONSOLE_HOST: '0.0.0.0',
+      RAMPART_CONSOLE_TLS_CERT: '/c.pem',
+      RAMPART_CONSOLE_TLS_KEY: '/k.pem',
+    });
     expect(s.console.tls).toEqual({ certFile: '/c.pem', keyFile: '/k.pem' });
     expect(s.publicUrl).toBe('https://0.0.0.0:9080');
     expect(loadSettings({ RAMPART_CONSOLE_HOST: '::1' }).publicUrl).toBe('http://[::1]:9080');
@@ -62,7 +70,11 @@ describe('settings', () => {
   });
 
   it('builds SMTP settings only when a host is given', () => {
-    const s = loadSettings({ RAMPART_SMTP_HOST: 'mail.example.com', RAMPART_SMTP_PORT: '2525', RAMPART_SMTP_SECURE: 'true' });
+    const s = loadSettings({
+      RAMPART_SMTP_HOST: 'mail.example.com',
+      RAMPART_SMTP_PORT: '2525',
+      RAMPART_SMTP_SECURE: 'true',
+    });
     expect(s.smtp).toMatchObject({ host: 'mail.example.com', port: 2525, secure: true });
   });
 });

@@ -16,7 +16,8 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 async function service(edition: Edition = 'B'): Promise<SitesService> {
   return new SitesService({ store: await ConfigStore.open(dir, clock), clock, random: cryptoRandom, edition });
 }
-const input = (over: Partial<SiteInput> = {}) => siteInputSchema.parse({ name: 'Shop', domain: 'shop.example.com', ...over });
+const input = (over: Partial<SiteInput> = {}) =>
+  siteInputSchema.parse({ name: 'Shop', domain: 'shop.example.com', ...over });
 
 async function failure(p: Promise<unknown>): Promise<RampartError> {
   try {
@@ -31,9 +32,17 @@ describe('sites', () => {
   it('creates a site with the documented defaults and its access log configuration', async () => {
     const sites = await service();
     const site = await sites.create(input());
-    expect(site).toMatchObject({ runMode: 'monitor', blockStatus: 400, reloadStatus: 412, tokenExpirySeconds: 60, browserFeatureDetection: true });
+    expect(site).toMatchObject({
+      runMode: 'monitor',
+      blockStatus: 400,
+      reloadStatus: 412,
+      tokenExpirySeconds: 60,
+      browserFeatureDetection: true,
+    });
     const reopened = await ConfigStore.open(dir, clock);
-    expect(reopened.data.logConfigs).toEqual([expect.objectContaining({ kind: 'access', siteId: site.id, name: 'Shop access log' })]);
+    expect(reopened.data.logConfigs).toEqual([
+      expect.objectContaining({ kind: 'access', siteId: site.id, name: 'Shop access log' }),
+    ]);
   });
 
   it('refuses a second site with the same name, whatever the case', async () => {
@@ -45,23 +54,45 @@ describe('sites', () => {
 
   it('refuses invalid list lines with the field and line number', async () => {
     const sites = await service();
-    const badRegex = await failure(sites.create(input({ passList: { pathEnabled: true, paths: ['^/ok', '', '(unclosed'], ipEnabled: false, ips: [] } })));
+    const badRegex = await failure(
+      sites.create(
+        input({ passList: { pathEnabled: true, paths: ['^/ok', '', '(unclosed'], ipEnabled: false, ips: [] } }),
+      ),
+    );
     expect(badRegex).toMatchObject({ code: 'VALIDATION_FAILED', field: 'passList.paths', params: { line: 3 } });
     expect(badRegex.message).toMatch(/^passList\.paths: line 3: /);
-    const badIp = await failure(sites.create(input({ blockList: { pathEnabled: false, paths: [], ipEnabled: true, ips: ['10.0.0.1', '300.1.1.1'] } })));
+    const badIp = await failure(
+      sites.create(
+        input({ blockList: { pathEnabled: false, paths: [], ipEnabled: true, ips: ['10.0.0.1', '300.1.1.1'] } }),
+      ),
+    );
     expect(badIp).toMatchObject({ field: 'blockList.ips', params: { line: 2 } });
-    const badCidr = await failure(sites.create(input({ blockList: { pathEnabled: false, paths: [], ipEnabled: true, ips: ['10.0.0.0/33'] } })));
+    const badCidr = await failure(
+      sites.create(input({ blockList: { pathEnabled: false, paths: [], ipEnabled: true, ips: ['10.0.0.0/33'] } })),
+    );
     expect(badCidr.message).toContain('prefix length');
-    const badPath = await failure((await service('A')).create(input({ checkList: { pathEnabled: true, paths: ['login'], ipEnabled: false, ips: [] } })));
+    const badPath = await failure(
+      (await service('A')).create(
+        input({ checkList: { pathEnabled: true, paths: ['login'], ipEnabled: false, ips: [] } }),
+      ),
+    );
     expect(badPath).toMatchObject({ field: 'checkList.paths', params: { line: 1 } });
-    const badTrusted = await failure(sites.create(input({ sourceIp: { mode: 'xff', xffMode: 'filter', trustedSources: ['proxy.local'], customHeader: '' } })));
+    const badTrusted = await failure(
+      sites.create(
+        input({ sourceIp: { mode: 'xff', xffMode: 'filter', trustedSources: ['proxy.local'], customHeader: '' } }),
+      ),
+    );
     expect(badTrusted.field).toBe('sourceIp.trustedSources');
   });
 
   it('edition B needs a domain; edition A offers only plugin and plugin-less access', async () => {
     expect(await failure((await service('B')).create(input({ domain: '' })))).toMatchObject({ field: 'domain' });
-    expect(await failure((await service('A')).create(input({ accessMethod: 'cname' })))).toMatchObject({ field: 'accessMethod' });
-    await expect((await service('A')).create(input({ domain: '', name: 'A site', accessMethod: 'pluginless' }))).resolves.toBeDefined();
+    expect(await failure((await service('A')).create(input({ accessMethod: 'cname' })))).toMatchObject({
+      field: 'accessMethod',
+    });
+    await expect(
+      (await service('A')).create(input({ domain: '', name: 'A site', accessMethod: 'pluginless' })),
+    ).resolves.toBeDefined();
   });
 
   it('copies under a free name and deletes with the access log configuration', async () => {
@@ -71,7 +102,12 @@ describe('sites', () => {
     const again = await sites.copy(site.id);
     expect([copy.name, again.name]).toEqual(['Shop (copy)', 'Shop (copy 2)']);
     await sites.remove(site.id);
-    expect(sites.list().map((s) => s.name).toSorted()).toEqual(['Shop (copy 2)', 'Shop (copy)'].toSorted());
+    expect(
+      sites
+        .list()
+        .map((s) => s.name)
+        .toSorted(),
+    ).toEqual(['Shop (copy 2)', 'Shop (copy)'].toSorted());
     expect((await ConfigStore.open(dir, clock)).data.logConfigs.map((l) => l.siteId)).not.toContain(site.id);
   });
 
@@ -121,7 +157,14 @@ describe('sites', () => {
 
 describe('schema migrations 1 -> 2 -> 3 -> 4', () => {
   it('adds sites, the global configuration, the signing secret and the basic rules to a version-1 document', async () => {
-    const v1 = { schemaVersion: 1, installation: { id: 'ent_x', createdAt: 1 }, accounts: [], links: [], licence: null, audit: [] };
+    const v1 = {
+      schemaVersion: 1,
+      installation: { id: 'ent_x', createdAt: 1 },
+      accounts: [],
+      links: [],
+      licence: null,
+      audit: [],
+    };
     await writeFile(join(dir, CONFIG_FILE_NAME), JSON.stringify(v1));
     const store = await ConfigStore.open(dir, clock);
     expect(store.data.schemaVersion).toBe(4);

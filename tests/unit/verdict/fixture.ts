@@ -29,7 +29,9 @@ export function request(over: Partial<RequestFacts> & { cookie?: string; ua?: st
 }
 
 /** Ports over plain data: tokens by value, bans by IP, bot types by user agent. */
-export function ports(over: Partial<VerdictPorts> & { tokens?: Record<string, TokenCheck>; banned?: string[] } = {}): VerdictPorts {
+export function ports(
+  over: Partial<VerdictPorts> & { tokens?: Record<string, TokenCheck>; banned?: string[] } = {},
+): VerdictPorts {
   const tokens: Record<string, TokenCheck> = {
     good: { kind: 'valid', deviceId: 'dev-1', bot: false },
     bot: { kind: 'valid', deviceId: 'dev-2', bot: true },
@@ -42,7 +44,8 @@ export function ports(over: Partial<VerdictPorts> & { tokens?: Record<string, To
     verifyToken: (t) => (t === '' ? { kind: 'missing' } : (tokens[t] ?? { kind: 'invalid', reason: 'signature' })),
     deviceOf: (v) => (v.startsWith('dev-') ? v : ''),
     isBanned: (_s, ip) => (over.banned ?? []).includes(ip),
-    botTypeOf: (ua) => (/sqlmap/.test(ua) ? 'scanner' : /curl/.test(ua) ? 'script_tool' : /crawler/.test(ua) ? 'other_crawler' : null),
+    botTypeOf: (ua) =>
+      /sqlmap/.test(ua) ? 'scanner' : /curl/.test(ua) ? 'script_tool' : /crawler/.test(ua) ? 'other_crawler' : null,
     inspect: () => NO_WAF_MATCH,
     wafDenied: () => false,
     ...over,

@@ -4,11 +4,18 @@ import { site, request, ports } from './fixture.ts';
 
 describe('run modes', () => {
   it('pass-through only logs: IGNORE, pass, even without a token', () => {
-    expect(decide(site({ runMode: 'pass' }), request({ cookie: '' }), ports())).toMatchObject({ action: 'pass', guardStatus: 'IGNORE' });
+    expect(decide(site({ runMode: 'pass' }), request({ cookie: '' }), ports())).toMatchObject({
+      action: 'pass',
+      guardStatus: 'IGNORE',
+    });
   });
 
   it('block mode sends a client without a token to the reload response', () => {
-    expect(decide(site(), request({ cookie: '' }), ports())).toMatchObject({ action: 'reload', guardStatus: 'TOKEN_MISS', status: 412 });
+    expect(decide(site(), request({ cookie: '' }), ports())).toMatchObject({
+      action: 'reload',
+      guardStatus: 'TOKEN_MISS',
+      status: 412,
+    });
   });
 
   it('monitor mode never blocks but records what it found', () => {
@@ -32,18 +39,31 @@ describe('run modes', () => {
 
 describe('tokens', () => {
   it('passes a valid token and takes the device from it', () => {
-    expect(decide(site(), request(), ports())).toMatchObject({ action: 'pass', guardStatus: 'PASS', deviceId: 'dev-1' });
+    expect(decide(site(), request(), ports())).toMatchObject({
+      action: 'pass',
+      guardStatus: 'PASS',
+      deviceId: 'dev-1',
+    });
   });
 
   it('tells missing, invalid and expired tokens apart', () => {
     expect(decide(site(), request({ cookie: '' }), ports()).guardStatus).toBe('TOKEN_MISS');
     expect(decide(site(), request({ cookie: 'rampart_token=forged' }), ports()).guardStatus).toBe('TOKEN_INVALID');
-    expect(decide(site(), request({ cookie: 'rampart_token=old' }), ports())).toMatchObject({ guardStatus: 'TOKEN_EXPIRED', deviceId: 'dev-3' });
+    expect(decide(site(), request({ cookie: 'rampart_token=old' }), ports())).toMatchObject({
+      guardStatus: 'TOKEN_EXPIRED',
+      deviceId: 'dev-3',
+    });
   });
 
   it('blocks the browser verdict BOT carried by the token, unless feature detection is off', () => {
-    expect(decide(site(), request({ cookie: 'rampart_token=bot' }), ports())).toMatchObject({ action: 'block', guardStatus: 'BOT', status: 400 });
-    expect(decide(site({ browserFeatureDetection: false }), request({ cookie: 'rampart_token=bot' }), ports()).guardStatus).toBe('PASS');
+    expect(decide(site(), request({ cookie: 'rampart_token=bot' }), ports())).toMatchObject({
+      action: 'block',
+      guardStatus: 'BOT',
+      status: 400,
+    });
+    expect(
+      decide(site({ browserFeatureDetection: false }), request({ cookie: 'rampart_token=bot' }), ports()).guardStatus,
+    ).toBe('PASS');
   });
 
   it('reads the site cookie names, not the defaults', () => {
@@ -54,10 +74,14 @@ describe('tokens', () => {
 });
 
 describe('edition A list modes', () => {
-  const lists = { checkList: { pathEnabled: true, paths: ['/login', '/api/*'], ipEnabled: true, ips: ['198.51.100.0/24'] } };
+  const lists = {
+    checkList: { pathEnabled: true, paths: ['/login', '/api/*'], ipEnabled: true, ips: ['198.51.100.0/24'] },
+  };
 
   it('check all requests: the lists do not matter', () => {
-    expect(decide(site({ ...lists, listMode: 'all' }, 'A'), request({ cookie: '', uri: '/shop' }), ports()).guardStatus).toBe('TOKEN_MISS');
+    expect(
+      decide(site({ ...lists, listMode: 'all' }, 'A'), request({ cookie: '', uri: '/shop' }), ports()).guardStatus,
+    ).toBe('TOKEN_MISS');
   });
 
   it('check only the listed requests: others are ignored', () => {
@@ -65,7 +89,9 @@ describe('edition A list modes', () => {
     expect(decide(s, request({ cookie: '', uri: '/shop' }), ports()).guardStatus).toBe('IGNORE');
     expect(decide(s, request({ cookie: '', uri: '/login?next=/' }), ports()).guardStatus).toBe('TOKEN_MISS');
     expect(decide(s, request({ cookie: '', uri: '/api/orders' }), ports()).guardStatus).toBe('TOKEN_MISS');
-    expect(decide(s, request({ cookie: '', uri: '/shop', remoteAddr: '198.51.100.7' }), ports()).guardStatus).toBe('TOKEN_MISS');
+    expect(decide(s, request({ cookie: '', uri: '/shop', remoteAddr: '198.51.100.7' }), ports()).guardStatus).toBe(
+      'TOKEN_MISS',
+    );
   });
 
   it('pass only the listed requests: they are ignored, others checked', () => {
@@ -75,14 +101,23 @@ describe('edition A list modes', () => {
   });
 
   it('a disabled list takes no part', () => {
-    const s = site({ checkList: { pathEnabled: false, paths: ['/login'], ipEnabled: false, ips: [] }, listMode: 'only_listed' }, 'A');
+    const s = site(
+      { checkList: { pathEnabled: false, paths: ['/login'], ipEnabled: false, ips: [] }, listMode: 'only_listed' },
+      'A',
+    );
     expect(decide(s, request({ cookie: '', uri: '/login' }), ports()).guardStatus).toBe('IGNORE');
   });
 
   it('"/" means every path and 0.0.0.0/0 every address', () => {
-    const s = site({ checkList: { pathEnabled: false, paths: [], ipEnabled: true, ips: ['0.0.0.0/0'] }, listMode: 'only_listed' }, 'A');
+    const s = site(
+      { checkList: { pathEnabled: false, paths: [], ipEnabled: true, ips: ['0.0.0.0/0'] }, listMode: 'only_listed' },
+      'A',
+    );
     expect(decide(s, request({ cookie: '' }), ports()).guardStatus).toBe('TOKEN_MISS');
-    const t = site({ checkList: { pathEnabled: true, paths: ['/'], ipEnabled: false, ips: [] }, listMode: 'except_listed' }, 'A');
+    const t = site(
+      { checkList: { pathEnabled: true, paths: ['/'], ipEnabled: false, ips: [] }, listMode: 'except_listed' },
+      'A',
+    );
     expect(decide(t, request({ cookie: '', uri: '/anything' }), ports()).guardStatus).toBe('IGNORE');
   });
 });
@@ -90,14 +125,22 @@ describe('edition A list modes', () => {
 describe('edition B pass and block lists', () => {
   it('a pass-listed path or IP goes through untouched and is logged as pass-listed', () => {
     const s = site({ passList: { pathEnabled: true, paths: ['^/static/'], ipEnabled: true, ips: ['10.0.0.0/8'] } });
-    expect(decide(s, request({ cookie: '', uri: '/static/app.js' }), ports())).toMatchObject({ action: 'pass', guardStatus: 'IGNORE', listResult: 'pass' });
+    expect(decide(s, request({ cookie: '', uri: '/static/app.js' }), ports())).toMatchObject({
+      action: 'pass',
+      guardStatus: 'IGNORE',
+      listResult: 'pass',
+    });
     expect(decide(s, request({ cookie: '', remoteAddr: '10.1.2.3' }), ports()).listResult).toBe('pass');
     expect(decide(s, request({ cookie: '', uri: '/cart' }), ports()).guardStatus).toBe('TOKEN_MISS');
   });
 
   it('a block-listed path or IP is blocked even with a valid token', () => {
     const s = site({ blockList: { pathEnabled: true, paths: ['^/admin'], ipEnabled: true, ips: ['192.0.2.66'] } });
-    expect(decide(s, request({ uri: '/admin/users' }), ports())).toMatchObject({ action: 'block', guardStatus: 'BLOCKLIST', listResult: 'block' });
+    expect(decide(s, request({ uri: '/admin/users' }), ports())).toMatchObject({
+      action: 'block',
+      guardStatus: 'BLOCKLIST',
+      listResult: 'block',
+    });
     expect(decide(s, request({ remoteAddr: '192.0.2.66' }), ports()).action).toBe('block');
     expect(decide(s, request({ uri: '/shop' }), ports()).action).toBe('pass');
   });
@@ -125,21 +168,37 @@ describe('edition B pass and block lists', () => {
 
 describe('threat store, WAF and anti-bot', () => {
   it('a banned client is denied when the site queries the threat store', () => {
-    expect(decide(site(), request(), ports({ banned: ['203.0.113.9'] }))).toMatchObject({ action: 'block', guardStatus: 'REPUTATION' });
-    expect(decide(site({ queryThreatStore: false }), request(), ports({ banned: ['203.0.113.9'] })).action).toBe('pass');
+    expect(decide(site(), request(), ports({ banned: ['203.0.113.9'] }))).toMatchObject({
+      action: 'block',
+      guardStatus: 'REPUTATION',
+    });
+    expect(decide(site({ queryThreatStore: false }), request(), ports({ banned: ['203.0.113.9'] })).action).toBe(
+      'pass',
+    );
   });
 
   it('a WAF match blocks with the edition guard status and carries the rule ids', () => {
     const waf = () => ({ blocked: true, ruleIds: ['942100'], categories: ['sqli'], score: 5 });
-    expect(decide(site(), request(), ports({ inspect: waf }))).toMatchObject({ guardStatus: 'OWASP', waf: { ruleIds: ['942100'] } });
+    expect(decide(site(), request(), ports({ inspect: waf }))).toMatchObject({
+      guardStatus: 'OWASP',
+      waf: { ruleIds: ['942100'] },
+    });
     expect(decide(site({}, 'A'), request(), ports({ inspect: waf, edition: 'A' })).guardStatus).toBe('BLOCKED_BY_WAF');
   });
 
   it('a plugin-access client denied after a basic rule fired is blocked before its token is read', () => {
     const denied = ports({ wafDenied: (_s, ip) => ip === '203.0.113.9', tokens: {} });
-    expect(decide(site({ accessMethod: 'plugin' }), request({ cookie: '' }), denied)).toMatchObject({ action: 'block', guardStatus: 'OWASP' });
-    expect(decide(site({ accessMethod: 'plugin' }), request({ remoteAddr: '198.51.100.7', cookie: '' }), denied).guardStatus).toBe('TOKEN_MISS');
-    expect(decide(site({ accessMethod: 'plugin', runMode: 'monitor' }), request(), denied)).toMatchObject({ action: 'pass', guardStatus: 'OWASP' });
+    expect(decide(site({ accessMethod: 'plugin' }), request({ cookie: '' }), denied)).toMatchObject({
+      action: 'block',
+      guardStatus: 'OWASP',
+    });
+    expect(
+      decide(site({ accessMethod: 'plugin' }), request({ remoteAddr: '198.51.100.7', cookie: '' }), denied).guardStatus,
+    ).toBe('TOKEN_MISS');
+    expect(decide(site({ accessMethod: 'plugin', runMode: 'monitor' }), request(), denied)).toMatchObject({
+      action: 'pass',
+      guardStatus: 'OWASP',
+    });
   });
 
   it('anti-bot rules block enabled bot types only', () => {
@@ -152,7 +211,10 @@ describe('threat store, WAF and anti-bot', () => {
   });
 
   it('plugin-less access skips lists and the threat store and leaves the decision to the gateway', () => {
-    const s = site({ accessMethod: 'pluginless', blockList: { pathEnabled: true, paths: ['/'], ipEnabled: false, ips: [] } }, 'A');
+    const s = site(
+      { accessMethod: 'pluginless', blockList: { pathEnabled: true, paths: ['/'], ipEnabled: false, ips: [] } },
+      'A',
+    );
     expect(decide(s, request(), ports({ banned: ['203.0.113.9'], edition: 'A' })).guardStatus).toBe('PASS');
   });
 });

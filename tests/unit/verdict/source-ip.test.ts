@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { resolveSourceIp, cleanIp } from '#engine/verdict';
 import { site } from './fixture.ts';
 
-const mode = (m: 'default' | 'x_real_ip' | 'xff' | 'custom', xffMode: 'leftmost' | 'filter' | 'rightmost' = 'leftmost', trustedSources: string[] = [], customHeader = '') =>
-  site({ sourceIp: { mode: m, xffMode, trustedSources, customHeader } });
+const mode = (
+  m: 'default' | 'x_real_ip' | 'xff' | 'custom',
+  xffMode: 'leftmost' | 'filter' | 'rightmost' = 'leftmost',
+  trustedSources: string[] = [],
+  customHeader = '',
+) => site({ sourceIp: { mode: m, xffMode, trustedSources, customHeader } });
 
 const peer = '10.0.0.5';
 

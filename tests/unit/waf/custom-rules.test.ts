@@ -22,7 +22,11 @@ function request(over: Partial<CustomRequest> = {}): CustomRequest {
   };
 }
 
-const rule = (location: CustomRuleSpec['location'], conditions: CustomRuleSpec['conditions'], id = 'r1'): CustomRuleSpec => ({
+const rule = (
+  location: CustomRuleSpec['location'],
+  conditions: CustomRuleSpec['conditions'],
+  id = 'r1',
+): CustomRuleSpec => ({
   id,
   location,
   conditions,
@@ -40,7 +44,9 @@ describe('custom rule patterns', () => {
   });
 
   it('(a+)+$ against a 50 KB parameter finishes within 50 ms', () => {
-    const matcher = compileCustomRules([rule('param_value', [{ location: 'param_value', name: '.*', pattern: '(a+)+$' }])]);
+    const matcher = compileCustomRules([
+      rule('param_value', [{ location: 'param_value', name: '.*', pattern: '(a+)+$' }]),
+    ]);
     const value = `${'a'.repeat(50 * 1024)}!`;
     const started = performance.now();
     const fired = matcher.match(request({ params: [['p', value]] }));
@@ -62,17 +68,26 @@ describe('custom rule matching', () => {
       [rule('body', [{ location: 'body', name: '', pattern: 'DROP TABLE' }]), { body: 'x=1; DROP TABLE users' }],
       [rule('source_ip', [{ location: 'source_ip', name: '', pattern: '^198\\.51\\.100\\.' }]), {}],
     ];
-    for (const [spec, over] of cases) expect(compileCustomRules([spec]).match(request(over)), spec.location).toEqual(['r1']);
-    expect(compileCustomRules([rule('url', [{ location: 'url', name: '', pattern: '^/admin' }])]).match(request())).toEqual([]);
+    for (const [spec, over] of cases)
+      expect(compileCustomRules([spec]).match(request(over)), spec.location).toEqual(['r1']);
+    expect(
+      compileCustomRules([rule('url', [{ location: 'url', name: '', pattern: '^/admin' }])]).match(request()),
+    ).toEqual([]);
   });
 
   it('pairs a name regex (whole name, .* = any) with a value regex', () => {
-    const byName = compileCustomRules([rule('param_value', [{ location: 'param_value', name: 'id', pattern: '^\\d+$' }])]);
+    const byName = compileCustomRules([
+      rule('param_value', [{ location: 'param_value', name: 'id', pattern: '^\\d+$' }]),
+    ]);
     expect(byName.match(request())).toEqual(['r1']);
     expect(byName.match(request({ params: [['userid', '42']] }))).toEqual([]);
-    const anyName = compileCustomRules([rule('header_value', [{ location: 'header_value', name: '.*', pattern: '^2$' }])]);
+    const anyName = compileCustomRules([
+      rule('header_value', [{ location: 'header_value', name: '.*', pattern: '^2$' }]),
+    ]);
     expect(anyName.match(request())).toEqual(['r1']);
-    const cookie = compileCustomRules([rule('cookie_value', [{ location: 'cookie_value', name: 'session', pattern: 'zzz' }])]);
+    const cookie = compileCustomRules([
+      rule('cookie_value', [{ location: 'cookie_value', name: 'session', pattern: 'zzz' }]),
+    ]);
     expect(cookie.match(request())).toEqual([]);
   });
 

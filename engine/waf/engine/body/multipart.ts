@@ -244,7 +244,13 @@ export function parseMultipart(body: string, contentType: string, maxParts = 100
         continue;
       }
       if (state === 'content') flags.unmatchedBoundary = true;
-    } else if (state === 'content' && line.startsWith('--') && line.length > 2 && boundary.startsWith(line.slice(2, 2 + Math.min(8, line.length - 2))) && line.slice(2) !== boundary) {
+    } else if (
+      state === 'content' &&
+      line.startsWith('--') &&
+      line.length > 2 &&
+      boundary.startsWith(line.slice(2, 2 + Math.min(8, line.length - 2))) &&
+      line.slice(2) !== boundary
+    ) {
       flags.unmatchedBoundary = true;
     }
 

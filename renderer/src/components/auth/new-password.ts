@@ -7,7 +7,11 @@ export interface NewPasswordErrors {
   confirm?: string;
 }
 
-export function validateNewPassword(password: string, confirm: string, labels: { password: string; confirm: string }): NewPasswordErrors {
+export function validateNewPassword(
+  password: string,
+  confirm: string,
+  labels: { password: string; confirm: string },
+): NewPasswordErrors {
   const errors: NewPasswordErrors = {};
   if (!password) errors.password = t('validation.required', { field: labels.password });
   else if (!checkPassword(password).ok) errors.password = t('validation.passwordRule', { field: labels.password });

@@ -200,7 +200,11 @@ export class SiteDraft {
       browserFeatureDetection: this.browserFeatureDetection,
       queryThreatStore: this.queryThreatStore,
       hideServerInfo: this.hideServerInfo,
-      sourceIp: { ...this.sourceIp, customHeader: this.sourceIp.customHeader.trim(), trustedSources: toLines(this.sourceIp.trustedSources) },
+      sourceIp: {
+        ...this.sourceIp,
+        customHeader: this.sourceIp.customHeader.trim(),
+        trustedSources: toLines(this.sourceIp.trustedSources),
+      },
       accountExtraction: { ...this.accountExtraction },
       miniProgramProtection: this.miniProgramProtection,
       antiBot: { ...this.antiBot },
@@ -217,10 +221,12 @@ export class SiteDraft {
     const e: Record<string, string> = {};
     const nameLabel = t(`siteForm.name.${this.edition}`);
     if (!this.name.trim()) e.name = t('validation.required', { field: nameLabel });
-    else if (this.name.trim().length > SITE_RULES.nameMax) e.name = t('validation.tooLong', { field: nameLabel, max: SITE_RULES.nameMax });
+    else if (this.name.trim().length > SITE_RULES.nameMax)
+      e.name = t('validation.tooLong', { field: nameLabel, max: SITE_RULES.nameMax });
     if (this.shows('domain')) {
       if (!this.domain.trim()) e.domain = t('validation.required', { field: t('siteForm.domain') });
-      else if (!SITE_RULES.domain.test(this.domain.trim())) e.domain = t('validation.domain', { field: t('siteForm.domain') });
+      else if (!SITE_RULES.domain.test(this.domain.trim()))
+        e.domain = t('validation.domain', { field: t('siteForm.domain') });
     }
     const range = (field: string, value: number | null, limits: { min: number; max: number }, label: string): void => {
       if (this.shows(field) && !wholeIn(value, limits)) e[field] = t('validation.range', { field: label, ...limits });
@@ -240,7 +246,8 @@ export class SiteDraft {
     if (this.shows('sourceIp') && this.sourceIp.mode === 'custom') {
       const header = this.sourceIp.customHeader.trim();
       if (!header) e['sourceIp.customHeader'] = t('validation.required', { field: t('siteForm.customHeader') });
-      else if (!SITE_RULES.header.test(header)) e['sourceIp.customHeader'] = t('validation.header', { field: t('siteForm.customHeader') });
+      else if (!SITE_RULES.header.test(header))
+        e['sourceIp.customHeader'] = t('validation.header', { field: t('siteForm.customHeader') });
     }
     return e;
   }

@@ -71,25 +71,47 @@ describe('xml', () => {
 describe('multipart', () => {
   const ct = 'multipart/form-data; boundary=XX';
   it('reads fields and files', () => {
-    const r = parseMultipart('--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX\r\nContent-Disposition: form-data; name="f"; filename="x.txt"\r\nContent-Type: text/plain\r\n\r\nhi\r\n--XX--\r\n', ct);
-    expect([r.args, r.files.map((f) => [f.name, f.filename, f.content]), r.error]).toEqual([[['a', '1']], [['f', 'x.txt', 'hi']], undefined]);
+    const r = parseMultipart(
+      '--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX\r\nContent-Disposition: form-data; name="f"; filename="x.txt"\r\nContent-Type: text/plain\r\n\r\nhi\r\n--XX--\r\n',
+      ct,
+    );
+    expect([r.args, r.files.map((f) => [f.name, f.filename, f.content]), r.error]).toEqual([
+      [['a', '1']],
+      [['f', 'x.txt', 'hi']],
+      undefined,
+    ]);
   });
   it('flags LF-only lines', () => {
     expect(parseMultipart('--XX\nContent-Disposition: form-data; name="a"\n\n1\n--XX--\n', ct).flags.lfLine).toBe(true);
   });
   it('flags a quoted boundary', () => {
-    expect(parseMultipart('--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX--\r\n', 'multipart/form-data; boundary="XX"').flags.boundaryQuoted).toBe(true);
+    expect(
+      parseMultipart(
+        '--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX--\r\n',
+        'multipart/form-data; boundary="XX"',
+      ).flags.boundaryQuoted,
+    ).toBe(true);
   });
   it('flags data before the first boundary', () => {
-    expect(parseMultipart('junk\r\n--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX--\r\n', ct).flags.dataBefore).toBe(true);
+    expect(
+      parseMultipart('junk\r\n--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX--\r\n', ct).flags
+        .dataBefore,
+    ).toBe(true);
   });
   it('reports a missing boundary parameter as an error', () => {
     expect(parseMultipart('x', 'multipart/form-data').error).toMatch(/Boundary not found/);
   });
   it('reports a part without Content-Disposition as an error', () => {
-    expect(parseMultipart('--XX\r\nContent-Type: text/plain\r\n\r\n1\r\n--XX--\r\n', ct).error).toMatch(/Content-Disposition/);
+    expect(parseMultipart('--XX\r\nContent-Type: text/plain\r\n\r\n1\r\n--XX--\r\n', ct).error).toMatch(
+      /Content-Disposition/,
+    );
   });
   it('flags a missing semicolon before the boundary', () => {
-    expect(parseMultipart('--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX--\r\n', 'multipart/form-data boundary=XX').flags.missingSemicolon).toBe(true);
+    expect(
+      parseMultipart(
+        '--XX\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--XX--\r\n',
+        'multipart/form-data boundary=XX',
+      ).flags.missingSemicolon,
+    ).toBe(true);
   });
 });

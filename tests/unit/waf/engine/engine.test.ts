@@ -31,15 +31,56 @@ const cases: Case[] = [
     rules: `SecAction "id:1,phase:1,pass,nolog,setvar:tx.multipart_headers_content_typesX=a"\nSecRule TX:/MULTIPART_HEADERS_CONTENT_TYPES_*/ "@streq a" "id:2,phase:1,pass,log"`,
     ids: ['2'],
   },
-  { name: 'a rule matches a query argument by name', rules: `SecRule ARGS:a "@rx x" "id:1,phase:1,pass,log"`, request: { uri: '/?a=x' }, ids: ['1'] },
-  { name: 'argument names match case-insensitively', rules: `SecRule ARGS:A "@rx x" "id:1,phase:1,pass,log"`, request: { uri: '/?a=x' }, ids: ['1'] },
-  { name: 'a regex key selects matching arguments', rules: `SecRule ARGS:/^fo/ "@rx x" "id:1,phase:1,pass,log"`, request: { uri: '/?foo=x' }, ids: ['1'] },
-  { name: 'an exclusion removes a target', rules: `SecRule ARGS|!ARGS:a "@rx x" "id:1,phase:1,pass,log"`, request: { uri: '/?a=x' }, ids: [] },
-  { name: '& counts the entries of a collection', rules: `SecRule &ARGS "@eq 2" "id:1,phase:1,pass,log"`, request: { uri: '/?a=1&b=2' }, ids: ['1'] },
-  { name: '& of a missing key counts zero', rules: `SecRule &REQUEST_HEADERS:X-Missing "@eq 0" "id:1,phase:1,pass,log"`, ids: ['1'] },
-  { name: 'a negated operator matches when the value does not', rules: `SecRule REQUEST_METHOD "!@streq POST" "id:1,phase:1,pass,log"`, ids: ['1'] },
-  { name: 'a negated operator does not run on a missing variable', rules: `SecRule REQUEST_HEADERS:X-Missing "!@rx ^$" "id:1,phase:1,pass,log"`, ids: [] },
-  { name: 'nolog rules do not appear in the outcome', rules: `SecRule REQUEST_METHOD "@rx GET" "id:1,phase:1,pass,nolog"`, ids: [] },
+  {
+    name: 'a rule matches a query argument by name',
+    rules: `SecRule ARGS:a "@rx x" "id:1,phase:1,pass,log"`,
+    request: { uri: '/?a=x' },
+    ids: ['1'],
+  },
+  {
+    name: 'argument names match case-insensitively',
+    rules: `SecRule ARGS:A "@rx x" "id:1,phase:1,pass,log"`,
+    request: { uri: '/?a=x' },
+    ids: ['1'],
+  },
+  {
+    name: 'a regex key selects matching arguments',
+    rules: `SecRule ARGS:/^fo/ "@rx x" "id:1,phase:1,pass,log"`,
+    request: { uri: '/?foo=x' },
+    ids: ['1'],
+  },
+  {
+    name: 'an exclusion removes a target',
+    rules: `SecRule ARGS|!ARGS:a "@rx x" "id:1,phase:1,pass,log"`,
+    request: { uri: '/?a=x' },
+    ids: [],
+  },
+  {
+    name: '& counts the entries of a collection',
+    rules: `SecRule &ARGS "@eq 2" "id:1,phase:1,pass,log"`,
+    request: { uri: '/?a=1&b=2' },
+    ids: ['1'],
+  },
+  {
+    name: '& of a missing key counts zero',
+    rules: `SecRule &REQUEST_HEADERS:X-Missing "@eq 0" "id:1,phase:1,pass,log"`,
+    ids: ['1'],
+  },
+  {
+    name: 'a negated operator matches when the value does not',
+    rules: `SecRule REQUEST_METHOD "!@streq POST" "id:1,phase:1,pass,log"`,
+    ids: ['1'],
+  },
+  {
+    name: 'a negated operator does not run on a missing variable',
+    rules: `SecRule REQUEST_HEADERS:X-Missing "!@rx ^$" "id:1,phase:1,pass,log"`,
+    ids: [],
+  },
+  {
+    name: 'nolog rules do not appear in the outcome',
+    rules: `SecRule REQUEST_METHOD "@rx GET" "id:1,phase:1,pass,nolog"`,
+    ids: [],
+  },
   {
     name: 'a chain needs every link to match',
     rules: `SecRule REQUEST_METHOD "@rx GET" "id:1,phase:1,pass,log,chain"\n  SecRule ARGS:a "@rx y"`,
@@ -181,8 +222,18 @@ const cases: Case[] = [
     request: { uri: '/?a=A%20B' },
     ids: ['1'],
   },
-  { name: 'urlencoded bodies become ARGS_POST', rules: `SecRule ARGS_POST:a "@streq x y" "id:1,phase:2,pass,log"`, request: form('a=x+y'), ids: ['1'] },
-  { name: 'REQUEST_BODY holds the raw body', rules: `SecRule REQUEST_BODY "@streq a=x" "id:1,phase:2,pass,log"`, request: form('a=x'), ids: ['1'] },
+  {
+    name: 'urlencoded bodies become ARGS_POST',
+    rules: `SecRule ARGS_POST:a "@streq x y" "id:1,phase:2,pass,log"`,
+    request: form('a=x+y'),
+    ids: ['1'],
+  },
+  {
+    name: 'REQUEST_BODY holds the raw body',
+    rules: `SecRule REQUEST_BODY "@streq a=x" "id:1,phase:2,pass,log"`,
+    request: form('a=x'),
+    ids: ['1'],
+  },
   {
     name: 'REQBODY_PROCESSOR names the processor',
     rules: `SecRule REQBODY_PROCESSOR "@streq URLENCODED" "id:1,phase:2,pass,log"`,
@@ -226,7 +277,11 @@ const cases: Case[] = [
   {
     name: 'a multipart body without the final boundary is a body error',
     rules: `SecRule REQBODY_ERROR "@eq 1" "id:1,phase:2,pass,log"\nSecRule MULTIPART_STRICT_ERROR "@eq 1" "id:2,phase:2,pass,log"`,
-    request: { method: 'POST', headers: [['Content-Type', 'multipart/form-data; boundary=XX']], body: '--XX\r\nContent-Disposition: form-data; name="f"\r\n\r\nv\r\n' },
+    request: {
+      method: 'POST',
+      headers: [['Content-Type', 'multipart/form-data; boundary=XX']],
+      body: '--XX\r\nContent-Disposition: form-data; name="f"\r\n\r\nv\r\n',
+    },
     ids: ['1', '2'],
   },
   {
@@ -287,14 +342,20 @@ describe('outcome', () => {
     expect(run(`SecAction "id:123,phase:1,pass,log,msg:'hi'"`).log[0]).toContain('[id "123"]');
   });
   it('expands msg macros at match time', () => {
-    expect(run(`SecRule ARGS:a "@rx x" "id:1,phase:1,pass,log,msg:'got %{MATCHED_VAR}'"`, { uri: '/?a=x' }).matched[0]?.message).toBe('got x');
+    expect(
+      run(`SecRule ARGS:a "@rx x" "id:1,phase:1,pass,log,msg:'got %{MATCHED_VAR}'"`, { uri: '/?a=x' }).matched[0]
+        ?.message,
+    ).toBe('got x');
   });
   it('rejects a body over the limit', () => {
     const r = run(`SecRequestBodyLimit 10\nSecAction "id:1,phase:2,pass,log"`, form('a=0123456789abcdef'));
     expect([r.interrupted, r.status, r.ids]).toEqual([true, 413, []]);
   });
   it('inspects the first bytes of a body over the limit with ProcessPartial', () => {
-    const r = run(`SecRequestBodyLimit 5\nSecRequestBodyLimitAction ProcessPartial\nSecRule ARGS_POST:a "@streq 012" "id:1,phase:2,pass,log"`, form('a=0123456789'));
+    const r = run(
+      `SecRequestBodyLimit 5\nSecRequestBodyLimitAction ProcessPartial\nSecRule ARGS_POST:a "@streq 012" "id:1,phase:2,pass,log"`,
+      form('a=0123456789'),
+    );
     expect(r.ids).toEqual(['1']);
   });
   it('reports rules it cannot compile with their line', () => {
@@ -304,13 +365,26 @@ describe('outcome', () => {
 
 describe('response phases', () => {
   it('phase 4 sees the response body', () => {
-    const r = run(`SecRule RESPONSE_BODY "@rx secret" "id:1,phase:4,pass,log"`, {}, {
-      response: { status: 200, protocol: 'HTTP/1.1', headers: [['Content-Type', 'text/html']], body: Buffer.from('a secret') },
-    });
+    const r = run(
+      `SecRule RESPONSE_BODY "@rx secret" "id:1,phase:4,pass,log"`,
+      {},
+      {
+        response: {
+          status: 200,
+          protocol: 'HTTP/1.1',
+          headers: [['Content-Type', 'text/html']],
+          body: Buffer.from('a secret'),
+        },
+      },
+    );
     expect(r.ids).toEqual(['1']);
   });
   it('phase 3 sees the response status', () => {
-    const r = run(`SecRule RESPONSE_STATUS "@eq 500" "id:1,phase:3,pass,log"`, {}, { response: { status: 500, protocol: 'HTTP/1.1', headers: [], body: null } });
+    const r = run(
+      `SecRule RESPONSE_STATUS "@eq 500" "id:1,phase:3,pass,log"`,
+      {},
+      { response: { status: 500, protocol: 'HTTP/1.1', headers: [], body: null } },
+    );
     expect(r.ids).toEqual(['1']);
   });
 });

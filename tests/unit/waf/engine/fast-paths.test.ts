@@ -15,7 +15,7 @@ describe('rules over their selectors', () => {
   ].join('\n');
   const { ruleSet } = compile(rules);
 
-  it('match in the order of the rule\'s variables, the last match naming MATCHED_VAR', () => {
+  it("match in the order of the rule's variables, the last match naming MATCHED_VAR", () => {
     const r = inspect(ruleSet, { uri: '/?evil=evil', headers: [['X-Test', 'evil']] });
     expect(r.ids).toContain('1');
     expect(r.matched.find((m) => m.id === '1')?.message).toBe('ARGS_NAMES:evil');
@@ -41,9 +41,11 @@ describe('TX regex keys after the snapshot', () => {
     `SecRule &TX:/^name_/ "@eq 3" "id:21,phase:2,pass,log"`,
   ].join('\n');
   const { ruleSet } = compile(rules);
-  const lastName = (uri: string): string => /against variable `([^']*)'/.exec(inspect(ruleSet, { uri }).log.find((l) => l.includes('[id "20"]')) ?? '')?.[1] ?? '';
+  const lastName = (uri: string): string =>
+    /against variable `([^']*)'/.exec(inspect(ruleSet, { uri }).log.find((l) => l.includes('[id "20"]')) ?? '')?.[1] ??
+    '';
 
-  it('come in the map\'s order: the snapshot\'s keys, then the added ones', () => {
+  it("come in the map's order: the snapshot's keys, then the added ones", () => {
     expect(inspect(ruleSet).ids).toEqual(['20']);
     expect(lastName('/')).toBe('TX:name_b');
     expect(inspect(ruleSet, { uri: '/?add=1' }).ids).toEqual(['20', '21']);

@@ -83,7 +83,9 @@ describe('TX snapshot of the leading TX-only rules', () => {
     expect(inspect(chained).ids).toEqual([]);
   });
   it('is not used when a leading rule logs: it matches in every transaction', () => {
-    const logged = compile(`SecAction "id:1,phase:1,pass,log,setvar:tx.a=1"\nSecRule TX:a "@eq 1" "id:2,phase:2,pass,log"`).ruleSet;
+    const logged = compile(
+      `SecAction "id:1,phase:1,pass,log,setvar:tx.a=1"\nSecRule TX:a "@eq 1" "id:2,phase:2,pass,log"`,
+    ).ruleSet;
     expect(inspect(logged).ids).toEqual(['1', '2']);
     expect(inspect(logged).ids).toEqual(['1', '2']);
   });

@@ -12,7 +12,12 @@ import { request, run, type RequestSpec } from './run.ts';
 /** One compiled rule set, several transactions (as createWaf uses it). */
 function engine(rules: string): (spec: RequestSpec) => string[] {
   const parsed = parseSecLang(rules, '/rules/test.conf');
-  const { ruleSet } = compileRuleSet({ directives: parsed.directives, operators: OPS, transformations: TRANSFORMS, dataFiles: new Map() });
+  const { ruleSet } = compileRuleSet({
+    directives: parsed.directives,
+    operators: OPS,
+    transformations: TRANSFORMS,
+    dataFiles: new Map(),
+  });
   return (spec) => {
     const t = new Transaction(ruleSet, request(spec), {
       groupLevels: Array<number>(12).fill(1),
@@ -75,7 +80,12 @@ describe('state kept across transactions', () => {
 
   it('an operator that did not match a value before is not trusted for a different value', () => {
     const inspect = engine('SecRule REQUEST_HEADERS:User-Agent "@streq bad" "id:1,phase:1,log,pass"');
-    const ua = (v: string): RequestSpec => ({ headers: [['Host', 'h'], ['User-Agent', v]] });
+    const ua = (v: string): RequestSpec => ({
+      headers: [
+        ['Host', 'h'],
+        ['User-Agent', v],
+      ],
+    });
     expect(inspect(ua('good'))).toEqual([]);
     expect(inspect(ua('good'))).toEqual([]);
     expect(inspect(ua('bad'))).toEqual(['1']);
@@ -83,7 +93,12 @@ describe('state kept across transactions', () => {
 
   it('the same value matches again in a later transaction', () => {
     const inspect = engine('SecRule REQUEST_HEADERS:User-Agent "@streq bad" "id:1,phase:1,log,pass"');
-    const bad: RequestSpec = { headers: [['Host', 'h'], ['User-Agent', 'bad']] };
+    const bad: RequestSpec = {
+      headers: [
+        ['Host', 'h'],
+        ['User-Agent', 'bad'],
+      ],
+    };
     expect(inspect(bad)).toEqual(['1']);
     expect(inspect(bad)).toEqual(['1']);
   });

@@ -31,7 +31,11 @@ export interface RunResult extends WafOutcome {
   problems: string[];
 }
 
-export function compile(rules: string, file = '/rules/test.conf', disabledGroups: number[] = []): { ruleSet: CompiledRuleSet; problems: string[] } {
+export function compile(
+  rules: string,
+  file = '/rules/test.conf',
+  disabledGroups: number[] = [],
+): { ruleSet: CompiledRuleSet; problems: string[] } {
   const parsed = parseSecLang(rules, file);
   if (parsed.problems.length > 0) throw new Error(parsed.problems.map((p) => p.message).join('; '));
   const { ruleSet, problems } = compileRuleSet({

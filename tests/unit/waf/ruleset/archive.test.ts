@@ -110,7 +110,8 @@ function zip(entries: readonly ZipEntry[]): Buffer {
 }
 
 const RULES = {
-  'REQUEST-901-INITIALIZATION.conf': 'SecComponentSignature "OWASP_CRS/4.1.0"\nSecAction "id:901001,phase:1,pass,nolog"\n',
+  'REQUEST-901-INITIALIZATION.conf':
+    'SecComponentSignature "OWASP_CRS/4.1.0"\nSecAction "id:901001,phase:1,pass,nolog"\n',
   'REQUEST-930-APPLICATION-ATTACK-LFI.conf': 'SecRule ARGS "@pmFromFile lfi-os-files.data" "id:930120,phase:2,block"\n',
   'lfi-os-files.data': '/etc/passwd\n',
 };
@@ -130,7 +131,10 @@ describe('extractArchive', () => {
       ok: true,
       value: {
         root: join(dir, 'coreruleset-4.1.0'),
-        files: ['coreruleset-4.1.0/crs-setup.conf.example', ...Object.keys(RULES).map((f) => `coreruleset-4.1.0/rules/${f}`)],
+        files: [
+          'coreruleset-4.1.0/crs-setup.conf.example',
+          ...Object.keys(RULES).map((f) => `coreruleset-4.1.0/rules/${f}`),
+        ],
       },
     });
     const rs = await loadRuleSet(join(dir, 'coreruleset-4.1.0'));
@@ -151,34 +155,104 @@ describe('extractArchive', () => {
     const dir = target();
     const entries: ZipEntry[] = [
       { name: 'owasp-crs/', store: true },
-      { name: 'owasp-crs/rules/REQUEST-901-INITIALIZATION.conf', data: RULES['REQUEST-901-INITIALIZATION.conf'], store: true },
-      { name: 'owasp-crs/rules/REQUEST-930-APPLICATION-ATTACK-LFI.conf', data: RULES['REQUEST-930-APPLICATION-ATTACK-LFI.conf'] },
+      {
+        name: 'owasp-crs/rules/REQUEST-901-INITIALIZATION.conf',
+        data: RULES['REQUEST-901-INITIALIZATION.conf'],
+        store: true,
+      },
+      {
+        name: 'owasp-crs/rules/REQUEST-930-APPLICATION-ATTACK-LFI.conf',
+        data: RULES['REQUEST-930-APPLICATION-ATTACK-LFI.conf'],
+      },
       { name: 'owasp-crs/rules/lfi-os-files.data', data: '/etc/passwd\n'.repeat(100) },
     ];
     const result = await extractArchive(zip(entries), 'CRS.ZIP', dir);
     expect(result.ok && result.value.root).toBe(join(dir, 'owasp-crs'));
-    expect(readFileSync(join(dir, 'owasp-crs', 'rules', 'lfi-os-files.data'), 'utf8')).toBe('/etc/passwd\n'.repeat(100));
+    expect(readFileSync(join(dir, 'owasp-crs', 'rules', 'lfi-os-files.data'), 'utf8')).toBe(
+      '/etc/passwd\n'.repeat(100),
+    );
     expect((await loadRuleSet(join(dir, 'owasp-crs'))).problems).toEqual([]);
   });
 
   it('accepts an archive of the bare rules folder or of the rule files alone', async () => {
     const dir = target();
-    const bare = await extractArchive(zip(Object.entries(RULES).map(([f, data]) => ({ name: `rules/${f}`, data }))), 'r.zip', dir);
+    const bare = await extractArchive(
+      zip(Object.entries(RULES).map(([f, data]) => ({ name: `rules/${f}`, data }))),
+      'r.zip',
+      dir,
+    );
     expect(bare.ok && bare.value.root).toBe(dir);
-    const flat = await extractArchive(zip(Object.entries(RULES).map(([f, data]) => ({ name: `x/${f}`, data }))), 'r.zip', target());
+    const flat = await extractArchive(
+      zip(Object.entries(RULES).map(([f, data]) => ({ name: `x/${f}`, data }))),
+      'r.zip',
+      target(),
+    );
     expect(flat.ok && flat.value.root.endsWith('/x')).toBe(true);
   });
 
   const refused: [string, () => Buffer, string, RegExp][] = [
-    ['a ../ path in a tar', () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/../../evil.conf', data: 'x' }])), 'a.tar.gz', /path traversal/],
-    ['an absolute path in a tar', () => gzipSync(tar([{ name: '/etc/cron.d/evil', data: 'x' }, ...crsEntries('crs')])), 'a.tar.gz', /absolute path/],
-    ['a symlink in a tar', () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/rules/link.conf', type: '2', link: '/etc/passwd' }])), 'a.tgz', /symbolic link/],
-    ['a hard link in a tar', () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/rules/h.conf', type: '1', link: 'crs/x' }])), 'a.tgz', /hard link/],
-    ['a ../ path in a zip', () => zip([{ name: 'rules/REQUEST-901-X.conf', data: 'x' }, { name: '../evil', data: 'x' }]), 'a.zip', /path traversal/],
-    ['a backslash ..\\ path in a zip', () => zip([{ name: 'rules/REQUEST-901-X.conf', data: 'x' }, { name: 'a\\..\\..\\evil', data: 'x' }]), 'a.zip', /path traversal/],
-    ['a symlink in a zip', () => zip([{ name: 'rules/REQUEST-901-X.conf', data: '/etc/passwd', mode: 0o120777 }]), 'a.zip', /symbolic link/],
-    ['too many entries', () => zip(Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: `rules/REQUEST-${i}.conf`, store: true }))), 'a.zip', /more than 5000 entries/],
-    ['a tar.gz that unpacks past 100 MB', () => gzipSync(tar([{ name: 'rules/REQUEST-901-X.conf', data: 'x'.repeat(101 * 1024 * 1024) }])), 'a.tar.gz', /more than 100 MB/],
+    [
+      'a ../ path in a tar',
+      () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/../../evil.conf', data: 'x' }])),
+      'a.tar.gz',
+      /path traversal/,
+    ],
+    [
+      'an absolute path in a tar',
+      () => gzipSync(tar([{ name: '/etc/cron.d/evil', data: 'x' }, ...crsEntries('crs')])),
+      'a.tar.gz',
+      /absolute path/,
+    ],
+    [
+      'a symlink in a tar',
+      () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/rules/link.conf', type: '2', link: '/etc/passwd' }])),
+      'a.tgz',
+      /symbolic link/,
+    ],
+    [
+      'a hard link in a tar',
+      () => gzipSync(tar([...crsEntries('crs'), { name: 'crs/rules/h.conf', type: '1', link: 'crs/x' }])),
+      'a.tgz',
+      /hard link/,
+    ],
+    [
+      'a ../ path in a zip',
+      () =>
+        zip([
+          { name: 'rules/REQUEST-901-X.conf', data: 'x' },
+          { name: '../evil', data: 'x' },
+        ]),
+      'a.zip',
+      /path traversal/,
+    ],
+    [
+      'a backslash ..\\ path in a zip',
+      () =>
+        zip([
+          { name: 'rules/REQUEST-901-X.conf', data: 'x' },
+          { name: 'a\\..\\..\\evil', data: 'x' },
+        ]),
+      'a.zip',
+      /path traversal/,
+    ],
+    [
+      'a symlink in a zip',
+      () => zip([{ name: 'rules/REQUEST-901-X.conf', data: '/etc/passwd', mode: 0o120777 }]),
+      'a.zip',
+      /symbolic link/,
+    ],
+    [
+      'too many entries',
+      () => zip(Array.from({ length: MAX_ENTRIES + 1 }, (_, i) => ({ name: `rules/REQUEST-${i}.conf`, store: true }))),
+      'a.zip',
+      /more than 5000 entries/,
+    ],
+    [
+      'a tar.gz that unpacks past 100 MB',
+      () => gzipSync(tar([{ name: 'rules/REQUEST-901-X.conf', data: 'x'.repeat(101 * 1024 * 1024) }])),
+      'a.tar.gz',
+      /more than 100 MB/,
+    ],
     ['an archive without a rule set', () => zip([{ name: 'README.md', data: 'hello' }]), 'a.zip', /no rule set inside/],
     ['a corrupt zip', () => Buffer.from('PK not really'), 'a.zip', /no end of central directory/],
     ['a file that is not gzip', () => Buffer.from('plain text'), 'a.tar.gz', /not gzip data/],
@@ -204,14 +278,21 @@ describe('extractArchive', () => {
   });
 
   it('refuses a name that is both a file and a folder, before writing anything', async () => {
-    const entries = [...crsEntries('crs'), { name: 'crs/rules/extra', data: 'a file' }, { name: 'crs/rules/extra/inner.conf', data: 'SecMarker A\n' }];
+    const entries = [
+      ...crsEntries('crs'),
+      { name: 'crs/rules/extra', data: 'a file' },
+      { name: 'crs/rules/extra/inner.conf', data: 'SecMarker A\n' },
+    ];
     for (const [archive, name] of [
       [gzipSync(tar(entries)), 'crs.tar.gz'],
       [zip(entries.filter((e) => e.type !== '5').map((e) => ({ name: e.name, data: e.data }))), 'crs.zip'],
     ] as const) {
       const dir = target();
       const result = await extractArchive(archive, name, dir);
-      expect(result).toEqual({ ok: false, error: `${name}: crs/rules/extra is both a file and a folder in the archive` });
+      expect(result).toEqual({
+        ok: false,
+        error: `${name}: crs/rules/extra is both a file and a folder in the archive`,
+      });
       expect(existsSync(dir)).toBe(false);
     }
   });

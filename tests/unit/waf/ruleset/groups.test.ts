@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { countGroupLevels, groupOf, loadRuleSet, ruleLevels, RULE_GROUPS } from '../../../../engine/waf/ruleset/index.ts';
+import {
+  countGroupLevels,
+  groupOf,
+  loadRuleSet,
+  ruleLevels,
+  RULE_GROUPS,
+} from '../../../../engine/waf/ruleset/index.ts';
 import type { GroupLevelCount } from '../../../../engine/waf/ruleset/index.ts';
 import { parseSecLang } from '../../../../engine/waf/seclang/index.ts';
 import { CRS3, CRS4, HAS_CRS3 } from '../../../support/crs-dirs.ts';
 
-const totals = (counts: readonly GroupLevelCount[]): number[] => [0, 1, 2, 3].map((i) => counts.reduce((n, c) => n + (c.enabled[i] ?? 0), 0));
+const totals = (counts: readonly GroupLevelCount[]): number[] =>
+  [0, 1, 2, 3].map((i) => counts.reduce((n, c) => n + (c.enabled[i] ?? 0), 0));
 
 const table = (counts: readonly GroupLevelCount[]): Record<string, string> =>
   Object.fromEntries(counts.map((c) => [`${c.group.id} (${c.group.crsFile})`, c.enabled.join(' / ')]));
@@ -12,8 +19,18 @@ const table = (counts: readonly GroupLevelCount[]): Record<string, string> =>
 describe('groups', () => {
   it('maps the 12 groups to their CRS files', () => {
     expect(RULE_GROUPS.map((g) => `${g.id}:${g.crsFile}`)).toEqual([
-      '001:944', '002:930', '003:934', '004:933', '005:932', '006:931',
-      '007:943', '008:942', '009:941', '010:921', '011:920', '012:913',
+      '001:944',
+      '002:930',
+      '003:934',
+      '004:933',
+      '005:932',
+      '006:931',
+      '007:943',
+      '008:942',
+      '009:941',
+      '010:921',
+      '011:920',
+      '012:913',
     ]);
     expect(groupOf('/usr/share/modsecurity-crs/rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf')?.id).toBe('008');
     expect(groupOf('rules/REQUEST-934-APPLICATION-ATTACK-GENERIC.conf')?.id).toBe('003');
@@ -51,7 +68,12 @@ describe.skipIf(!HAS_CRS3)("group and level counts of Debian's CRS 3.3.4", async
   const counts = countGroupLevels(levels);
 
   it('counts scoring rules enabled at PL1 / PL2 / PL3 / PL4 per group', () => {
-    console.log('CRS 3.3.4 scoring rules enabled per group at PL1 / PL2 / PL3 / PL4', table(counts), 'total', totals(counts));
+    console.log(
+      'CRS 3.3.4 scoring rules enabled per group at PL1 / PL2 / PL3 / PL4',
+      table(counts),
+      'total',
+      totals(counts),
+    );
     expect(table(counts)).toEqual({
       '001 (944)': '4 / 8 / 9 / 9',
       '002 (930)': '4 / 4 / 4 / 4',
@@ -73,8 +95,19 @@ describe.skipIf(!HAS_CRS3)("group and level counts of Debian's CRS 3.3.4", async
     // 921421 at PL1, 921422 at PL2 and 921230 at PL3; none at PL4. 3.3.2's counts plus those give
     // exactly Debian's 3.3.4 numbers, whose PL4 total is the issue's 202.
     expect(totals(counts)).toEqual([127, 176, 195, 202]);
-    const added = new Map(levels.filter((r) => ['920530', '920600', '920620', '921421', '921422', '921230'].includes(r.id)).map((r) => [r.id, r.level]));
-    expect(Object.fromEntries(added)).toEqual({ '920530': 1, '920600': 1, '920620': 1, '921421': 1, '921422': 2, '921230': 3 });
+    const added = new Map(
+      levels
+        .filter((r) => ['920530', '920600', '920620', '921421', '921422', '921230'].includes(r.id))
+        .map((r) => [r.id, r.level]),
+    );
+    expect(Object.fromEntries(added)).toEqual({
+      '920530': 1,
+      '920600': 1,
+      '920620': 1,
+      '921421': 1,
+      '921422': 2,
+      '921230': 3,
+    });
     const without = totals(counts).map((n, i) => n - [...added.values()].filter((l) => l <= i + 1).length);
     expect(without).toEqual([123, 171, 189, 196]);
   });
@@ -83,14 +116,25 @@ describe.skipIf(!HAS_CRS3)("group and level counts of Debian's CRS 3.3.4", async
     const java = counts.find((c) => c.group.id === '001');
     expect(java?.enabled).toEqual([4, 8, 9, 9]);
     expect(levels.filter((r) => r.group.id === '001' && r.scoring).map((r) => r.id)).toEqual([
-      '944100', '944110', '944120', '944130', '944200', '944210', '944240', '944250', '944300',
+      '944100',
+      '944110',
+      '944120',
+      '944130',
+      '944200',
+      '944210',
+      '944240',
+      '944250',
+      '944300',
     ]);
   });
 
   it('has a msg and tags for every scoring rule, and levels from tags except two untagged PL1 rules', () => {
     const scoring = levels.filter((r) => r.scoring);
     expect(scoring.every((r) => r.msg !== '' && r.tags.includes('OWASP_CRS'))).toBe(true);
-    expect(scoring.filter((r) => r.levelFrom === 'guard').map((r) => `${r.id}@${r.level}`)).toEqual(['920181@1', '921200@1']);
+    expect(scoring.filter((r) => r.levelFrom === 'guard').map((r) => `${r.id}@${r.level}`)).toEqual([
+      '920181@1',
+      '921200@1',
+    ]);
   });
 });
 
@@ -99,7 +143,12 @@ describe.skipIf(!CRS4)('group and level counts of CRS v4', async () => {
   const counts = countGroupLevels(rs ? ruleLevels(rs.directives) : []);
 
   it('finds scoring rules in every group at PL1 and never fewer at a higher level', () => {
-    console.log(`CRS ${rs?.version} scoring rules enabled per group at PL1 / PL2 / PL3 / PL4`, table(counts), 'total', totals(counts));
+    console.log(
+      `CRS ${rs?.version} scoring rules enabled per group at PL1 / PL2 / PL3 / PL4`,
+      table(counts),
+      'total',
+      totals(counts),
+    );
     for (const c of counts) {
       expect(c.enabled[0]).toBeGreaterThan(0);
       expect([...c.enabled].sort((a, b) => a - b)).toEqual(c.enabled);

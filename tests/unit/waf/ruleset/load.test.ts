@@ -20,12 +20,15 @@ function tree(name: string, files: Record<string, string>): string {
 }
 
 const ids = (directives: readonly Directive[]): string[] =>
-  directives.flatMap((d) => (d.kind === 'rule' || d.kind === 'action' ? d.actions.filter((a) => a.name === 'id').map((a) => a.value ?? '') : []));
+  directives.flatMap((d) =>
+    d.kind === 'rule' || d.kind === 'action' ? d.actions.filter((a) => a.name === 'id').map((a) => a.value ?? '') : [],
+  );
 
 describe('loadRuleSet over a small CRS-shaped folder', () => {
   const root = tree('small', {
     'crs-setup.conf.example': 'SecAction "id:900990,phase:1,pass,nolog,setvar:tx.crs_setup_version=4250"\n',
-    'rules/REQUEST-901-INITIALIZATION.conf': 'SecComponentSignature "OWASP_CRS/4.25.0"\nSecAction "id:901001,phase:1,pass,nolog"\n',
+    'rules/REQUEST-901-INITIALIZATION.conf':
+      'SecComponentSignature "OWASP_CRS/4.25.0"\nSecAction "id:901001,phase:1,pass,nolog"\n',
     'rules/REQUEST-903.9001-DRUPAL-EXCLUSION-RULES.conf': 'SecAction "id:903001,phase:1,pass,nolog"\n',
     'rules/REQUEST-905-COMMON-EXCEPTIONS.conf': 'SecAction "id:905001,phase:1,pass,nolog"\n',
     'rules/REQUEST-930-APPLICATION-ATTACK-LFI.conf': [
@@ -55,7 +58,17 @@ describe('loadRuleSet over a small CRS-shaped folder', () => {
       'b.conf',
       'RESPONSE-950-DATA-LEAKAGES.conf',
     ]);
-    expect(ids(rs.directives)).toEqual(['900990', '901001', '903001', '905001', '930120', '930121', '1', '2', '950001']);
+    expect(ids(rs.directives)).toEqual([
+      '900990',
+      '901001',
+      '903001',
+      '905001',
+      '930120',
+      '930121',
+      '1',
+      '2',
+      '950001',
+    ]);
     expect(rs.version).toBe('4.25.0');
   });
 
@@ -80,13 +93,22 @@ describe('loadRuleSet over a small CRS-shaped folder', () => {
 describe('loadRuleSet problems carry file and line', () => {
   it('reports a broken rule file at the line of the broken directive and goes on', async () => {
     const root = tree('broken', {
-      'rules/REQUEST-901-INITIALIZATION.conf': 'SecAction "id:1,phase:1,pass"\n\n# c\nSecRule ARGS "@rx a \\\n  "id:2"\n',
+      'rules/REQUEST-901-INITIALIZATION.conf':
+        'SecAction "id:1,phase:1,pass"\n\n# c\nSecRule ARGS "@rx a \\\n  "id:2"\n',
       'rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf': 'SecRule ARGS "@rx a" "id:942000,phase:2,block,chain"\n',
     });
     const rs = await loadRuleSet(root);
     expect(rs.problems).toEqual([
-      { file: join(root, 'rules', 'REQUEST-901-INITIALIZATION.conf'), line: 4, message: expect.stringMatching(/unexpected text after the closing quote|unterminated/) as string },
-      { file: join(root, 'rules', 'REQUEST-942-APPLICATION-ATTACK-SQLI.conf'), line: 1, message: expect.stringMatching(/chain at end of file/) as string },
+      {
+        file: join(root, 'rules', 'REQUEST-901-INITIALIZATION.conf'),
+        line: 4,
+        message: expect.stringMatching(/unexpected text after the closing quote|unterminated/) as string,
+      },
+      {
+        file: join(root, 'rules', 'REQUEST-942-APPLICATION-ATTACK-SQLI.conf'),
+        line: 1,
+        message: expect.stringMatching(/chain at end of file/) as string,
+      },
     ]);
     expect(ids(rs.directives)).toEqual(['1', '942000']);
   });
@@ -94,7 +116,8 @@ describe('loadRuleSet problems carry file and line', () => {
   it('reports a missing data file, a missing Include and a duplicate id where they are written', async () => {
     const root = tree('missing', {
       'rules/REQUEST-901-INITIALIZATION.conf': 'SecAction "id:7,phase:1,pass"\nInclude nowhere.conf\n',
-      'rules/REQUEST-930-APPLICATION-ATTACK-LFI.conf': '\nSecRule ARGS "@pmFromFile gone.data" "id:930100,phase:2,block"\nSecAction "id:7,phase:1,pass"\n',
+      'rules/REQUEST-930-APPLICATION-ATTACK-LFI.conf':
+        '\nSecRule ARGS "@pmFromFile gone.data" "id:930100,phase:2,block"\nSecAction "id:7,phase:1,pass"\n',
     });
     const rs = await loadRuleSet(root);
     const lfi = join(root, 'rules', 'REQUEST-930-APPLICATION-ATTACK-LFI.conf');
@@ -104,8 +127,14 @@ describe('loadRuleSet problems carry file and line', () => {
       ['REQUEST-930-APPLICATION-ATTACK-LFI.conf', 2],
     ]);
     expect(rs.problems[0]?.message).toMatch(/Include nowhere.conf: no such file/);
-    expect(rs.problems[1]?.message).toMatch(new RegExp(`duplicate rule id 7 \\(first at .*REQUEST-901-INITIALIZATION.conf:1\\)`));
-    expect(rs.problems[2]).toEqual({ file: lfi, line: 2, message: expect.stringMatching(/data file gone.data not found/) as string });
+    expect(rs.problems[1]?.message).toMatch(
+      new RegExp(`duplicate rule id 7 \\(first at .*REQUEST-901-INITIALIZATION.conf:1\\)`),
+    );
+    expect(rs.problems[2]).toEqual({
+      file: lfi,
+      line: 2,
+      message: expect.stringMatching(/data file gone.data not found/) as string,
+    });
   });
 
   it('reports an Include loop instead of recursing forever', async () => {
@@ -117,7 +146,9 @@ describe('loadRuleSet problems carry file and line', () => {
 
   it('reports a folder that is not a rule set', async () => {
     const rs = await loadRuleSet(join(scratch, 'does-not-exist'));
-    expect(rs.problems).toEqual([{ file: join(scratch, 'does-not-exist'), line: 0, message: expect.stringMatching(/does not exist/) as string }]);
+    expect(rs.problems).toEqual([
+      { file: join(scratch, 'does-not-exist'), line: 0, message: expect.stringMatching(/does not exist/) as string },
+    ]);
     const empty = tree('empty', { 'README.md': 'nothing' });
     expect((await loadRuleSet(empty)).problems[0]?.message).toMatch(/no REQUEST-\*\.conf rule files/);
   });
@@ -125,7 +156,10 @@ describe('loadRuleSet problems carry file and line', () => {
 
 describe.skipIf(!HAS_CRS3)("Debian's CRS 3.3.4", () => {
   it('is found by detectRuleSetDir with its setup and exclusion files', () => {
-    expect(detectRuleSetDir()).toEqual({ dir: CRS3.dir, options: { setupFile: CRS3.setup, before: [CRS3.before], after: [CRS3.after] } });
+    expect(detectRuleSetDir()).toEqual({
+      dir: CRS3.dir,
+      options: { setupFile: CRS3.setup, before: [CRS3.before], after: [CRS3.after] },
+    });
     expect(detectRuleSetDir([{ dir: join(scratch, 'nothing'), etc: scratch }])).toBeNull();
   });
 

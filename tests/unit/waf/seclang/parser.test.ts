@@ -55,7 +55,12 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
       'ARGS',
       'XML:/*',
     ]);
-    expect(r.variables[1]).toEqual({ name: 'REQUEST_COOKIES', key: { kind: 'regex', source: '__utm' }, count: false, exclude: true });
+    expect(r.variables[1]).toEqual({
+      name: 'REQUEST_COOKIES',
+      key: { kind: 'regex', source: '__utm' },
+      count: false,
+      exclude: true,
+    });
     expect(r.variables[5]?.key).toEqual({ kind: 'literal', value: '/*' });
     expect(r.operator).toEqual({ name: 'detectSQLi', negated: false, argument: '' });
     expect(r.actions.slice(0, 5)).toEqual([
@@ -65,36 +70,57 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
       { name: 'capture' },
       { name: 't', value: 'none' },
     ]);
-    expect(r.actions.filter((a) => a.name === 't').map((a) => a.value)).toEqual(['none', 'utf8toUnicode', 'urlDecodeUni', 'removeNulls']);
-    expect(r.actions.find((a) => a.name === 'logdata')?.value).toBe('Matched Data: %{TX.0} found within %{MATCHED_VAR_NAME}: %{MATCHED_VAR}');
+    expect(r.actions.filter((a) => a.name === 't').map((a) => a.value)).toEqual([
+      'none',
+      'utf8toUnicode',
+      'urlDecodeUni',
+      'removeNulls',
+    ]);
+    expect(r.actions.find((a) => a.name === 'logdata')?.value).toBe(
+      'Matched Data: %{TX.0} found within %{MATCHED_VAR_NAME}: %{MATCHED_VAR}',
+    );
     expect(r.actions.at(-1)).toEqual({ name: 'setvar', value: 'tx.anomaly_score_pl1=+%{tx.critical_anomaly_score}' });
   });
 
   it('unescapes \\" in the operator and keeps every other backslash (CRS 920470)', () => {
-    const r = rule(String.raw`SecRule REQUEST_HEADERS:Content-Type "@rx charset\s*=\s*[\"']?([^;\"'\s]+)" "id:920480,phase:1,block,capture"`);
+    const r = rule(
+      String.raw`SecRule REQUEST_HEADERS:Content-Type "@rx charset\s*=\s*[\"']?([^;\"'\s]+)" "id:920480,phase:1,block,capture"`,
+    );
     expect(r.operator).toEqual({ name: 'rx', negated: false, argument: String.raw`charset\s*=\s*["']?([^;"'\s]+)` });
-    expect(r.variables).toEqual([{ name: 'REQUEST_HEADERS', key: { kind: 'literal', value: 'Content-Type' }, count: false, exclude: false }]);
+    expect(r.variables).toEqual([
+      { name: 'REQUEST_HEADERS', key: { kind: 'literal', value: 'Content-Type' }, count: false, exclude: false },
+    ]);
   });
 
   it('reads negated operators, counts and a data file operator (CRS 920430, 930120)', () => {
     const negated = rule(`SecRule REQUEST_PROTOCOL "!@within %{tx.allowed_http_versions}" "id:920430,phase:1,block"`);
     expect(negated.operator).toEqual({ name: 'within', negated: true, argument: '%{tx.allowed_http_versions}' });
     const count = rule(`SecRule &REQUEST_HEADERS:Host "@eq 0" "id:920280,phase:1,pass"`);
-    expect(count.variables[0]).toEqual({ name: 'REQUEST_HEADERS', key: { kind: 'literal', value: 'Host' }, count: true, exclude: false });
+    expect(count.variables[0]).toEqual({
+      name: 'REQUEST_HEADERS',
+      key: { kind: 'literal', value: 'Host' },
+      count: true,
+      exclude: false,
+    });
     const pmf = rule(`SecRule REQUEST_FILENAME|ARGS "@pmFromFile lfi-os-files.data" "id:930120,phase:2,block"`);
     expect(pmf.operator).toEqual({ name: 'pmFromFile', negated: false, argument: 'lfi-os-files.data' });
   });
 
   it("unescapes arguments as Apache's ap_getword_conf does: \\\\ and the quote inside quotes, \\\\ in bare words", () => {
     // CRS 920460: the regex is one backslash not preceded by another, followed by a letter.
-    const r = rule(String.raw`SecRule REQUEST_URI "@rx (?:^|[^\\\\])\\\\[cdeghijklmpqwxyz123456789]" "id:920460,phase:2,block"`);
+    const r = rule(
+      String.raw`SecRule REQUEST_URI "@rx (?:^|[^\\\\])\\\\[cdeghijklmpqwxyz123456789]" "id:920460,phase:2,block"`,
+    );
     expect(r.operator.argument).toBe(String.raw`(?:^|[^\\])\\[cdeghijklmpqwxyz123456789]`);
     // Other backslashes stay for the regex; an escaped quote is the quote; `\\"` ends the word.
     expect(rule(String.raw`SecRule ARGS "@rx \d\/\'\"x" "id:1"`).operator.argument).toBe(String.raw`\d\/\'"x`);
     expect(rule(String.raw`SecRule ARGS "@rx a\\" "id:1"`).operator.argument).toBe('a\\');
     expect(rule(String.raw`SecRule ARGS '@rx it\'s' "id:1"`).operator.argument).toBe("it's");
     expect(rule(String.raw`SecRule ARGS ^a\\\d$ "id:1"`).operator.argument).toBe(String.raw`^a\\d$`);
-    expect(parseActions(String.raw`msg:'a\\b\'c\d'`)).toEqual({ ok: true, actions: [{ name: 'msg', value: String.raw`a\b'c\d` }] });
+    expect(parseActions(String.raw`msg:'a\\b\'c\d'`)).toEqual({
+      ok: true,
+      actions: [{ name: 'msg', value: String.raw`a\b'c\d` }],
+    });
   });
 
   it('takes a bare operator as @rx, negated or not', () => {
@@ -104,13 +130,17 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
 
   it("reads quoted /regex/ keys with | and escaped slashes (CRS 980 '/LEAKAGE\\\\\\/ERRORS/': Apache, then ModSecurity v2, unescape)", () => {
     const r = rule(String.raw`SecRule &TX:'/LEAKAGE\\\/ERRORS/' "@ge 1" "id:980140,phase:5,pass,nolog"`);
-    expect(r.variables).toEqual([{ name: 'TX', key: { kind: 'regex', source: String.raw`LEAKAGE\/ERRORS` }, count: true, exclude: false }]);
+    expect(r.variables).toEqual([
+      { name: 'TX', key: { kind: 'regex', source: String.raw`LEAKAGE\/ERRORS` }, count: true, exclude: false },
+    ]);
     const alt = rule(`SecRule ARGS:/^(?:a|b)$/|TX:/MULTIPART_HEADERS_CONTENT_TYPES_*/ "@rx x" "id:2"`);
     expect(alt.variables.map(formatVariable)).toEqual(['ARGS:/^(?:a|b)$/', 'TX:/MULTIPART_HEADERS_CONTENT_TYPES_*/']);
   });
 
   it('reads single-quoted action values with commas, escaped quotes and blanks after commas', () => {
-    const parsed = parseActions(`id:'200002', phase:2,t:none,log,deny,status:400,msg:'Failed to parse, really',logdata:'%{reqbody_error_msg}',severity:2, msg:'it\\'s'`);
+    const parsed = parseActions(
+      `id:'200002', phase:2,t:none,log,deny,status:400,msg:'Failed to parse, really',logdata:'%{reqbody_error_msg}',severity:2, msg:'it\\'s'`,
+    );
     expect(parsed).toEqual({
       ok: true,
       actions: [
@@ -153,7 +183,12 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
     expect(head.chained?.chained?.line).toBe(4);
     expect(head.chained?.chained?.operator).toEqual({ name: 'streq', negated: false, argument: 'POST' });
     expect(head.chained?.chained?.chained).toBeUndefined();
-    expect(directives[1]).toEqual({ kind: 'marker', label: 'END-REQUEST-920-PROTOCOL-ENFORCEMENT', file: 'chain.conf', line: 6 });
+    expect(directives[1]).toEqual({
+      kind: 'marker',
+      label: 'END-REQUEST-920-PROTOCOL-ENFORCEMENT',
+      file: 'chain.conf',
+      line: 6,
+    });
   });
 
   it('reads SecAction, SecDefaultAction and SecMarker (crs-setup.conf)', () => {
@@ -173,7 +208,12 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
     );
     expect(problems).toEqual([]);
     expect(directives).toEqual([
-      { kind: 'defaultAction', actions: [{ name: 'phase', value: '1' }, { name: 'log' }, { name: 'auditlog' }, { name: 'pass' }], file: 'crs-setup.conf', line: 1 },
+      {
+        kind: 'defaultAction',
+        actions: [{ name: 'phase', value: '1' }, { name: 'log' }, { name: 'auditlog' }, { name: 'pass' }],
+        file: 'crs-setup.conf',
+        line: 1,
+      },
       {
         kind: 'action',
         actions: [
@@ -198,7 +238,7 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
         'SecComponentSignature "OWASP_CRS/3.3.4"',
         'SecRuleRemoveById 9001200-9001299 920100',
         'SecRuleRemoveByTag "attack-sqli"',
-        'SecRuleRemoveByMsg \'Bad thing\'',
+        "SecRuleRemoveByMsg 'Bad thing'",
         'SecRuleUpdateTargetById 942100 "!ARGS:foo|!REQUEST_COOKIES:/^sess/"',
         'SecRuleUpdateTargetByTag attack-sqli "!ARGS:json.password"',
         'SecRuleUpdateActionById 942100 "pass,nolog"',
@@ -246,7 +286,12 @@ SecRule REQUEST_COOKIES|!REQUEST_COOKIES:/__utm/|REQUEST_COOKIES_NAMES|ARGS_NAME
 describe('parse problems name the file, the line and what is wrong', () => {
   const cases: [string, string, number, RegExp][] = [
     ['unterminated double quote', 'SecRuleEngine On\nSecRule ARGS "@rx a\n', 2, /unterminated double quote/],
-    ['unterminated single quote in actions', `SecRule ARGS "@rx a" "id:1,msg:'oops"`, 1, /unterminated single quote in the value of msg/],
+    [
+      'unterminated single quote in actions',
+      `SecRule ARGS "@rx a" "id:1,msg:'oops"`,
+      1,
+      /unterminated single quote in the value of msg/,
+    ],
     ['missing operator', 'SecRule ARGS', 1, /missing its operator/],
     ['unknown variable', 'SecRule ARGZ "@rx a" "id:1"', 1, /unknown variable ARGZ/],
     ['unknown operator', 'SecRule ARGS "@rxx a" "id:1"', 1, /unknown operator @rxx/],
@@ -258,8 +303,18 @@ describe('parse problems name the file, the line and what is wrong', () => {
     ['too many arguments', 'SecRule ARGS "@rx a" "id:1" "extra"', 1, /expected 3/],
     ['unknown directive', '\n\nSecFooBar On', 3, /unknown directive "SecFooBar"/],
     ['rule without id', 'SecRule ARGS "@rx a" "phase:2"', 1, /no id action/],
-    ['chain at end of file', 'SecMarker A\nSecRule ARGS "@rx a" \\\n  "id:1,chain"\n', 2, /chain at end of file: rule 1 \(line 2\)/],
-    ['chain followed by no SecRule', 'SecRule ARGS "@rx a" "id:1,chain"\nSecAction "id:2"', 1, /next directive \(SecAction, line 2\) is not a SecRule/],
+    [
+      'chain at end of file',
+      'SecMarker A\nSecRule ARGS "@rx a" \\\n  "id:1,chain"\n',
+      2,
+      /chain at end of file: rule 1 \(line 2\)/,
+    ],
+    [
+      'chain followed by no SecRule',
+      'SecRule ARGS "@rx a" "id:1,chain"\nSecAction "id:2"',
+      1,
+      /next directive \(SecAction, line 2\) is not a SecRule/,
+    ],
     ['bad SecRuleUpdateTargetById target', 'SecRuleUpdateTargetById 1 "!ARGZ:x"', 1, /unknown variable ARGZ/],
     ['SecRuleRemoveById with a non-id', 'SecRuleRemoveById abc', 1, /neither an id nor a range/],
     ['text after a closing quote', 'SecRule ARGS "@rx a"x "id:1"', 1, /unexpected text after the closing quote/],
@@ -274,7 +329,16 @@ describe('parse problems name the file, the line and what is wrong', () => {
   }
 
   it('goes on after a problem and never throws on garbage', () => {
-    const garbage = ['SecRule "', "SecAction '", 'SecRule ARGS|', '\\', '"', 'SecRule &!:', 'SecMarker', '\u0000\uffff'].join('\n');
+    const garbage = [
+      'SecRule "',
+      "SecAction '",
+      'SecRule ARGS|',
+      '\\',
+      '"',
+      'SecRule &!:',
+      'SecMarker',
+      '\u0000\uffff',
+    ].join('\n');
     const { directives, problems } = parseSecLang(`${garbage}\nSecMarker OK`, 'g.conf');
     expect(problems.length).toBeGreaterThanOrEqual(6);
     expect(directives.at(-1)).toMatchObject({ kind: 'marker', label: 'OK' });
@@ -323,7 +387,11 @@ function parseFile(path: string): { rules: number; problems: unknown[] } {
 }
 
 describe.skipIf(!HAS_CRS3)("Debian's CRS 3.3.4 parses without a problem", () => {
-  const files = HAS_CRS3 ? readdirSync(CRS3.rules).filter((f) => f.endsWith('.conf')).sort() : [];
+  const files = HAS_CRS3
+    ? readdirSync(CRS3.rules)
+        .filter((f) => f.endsWith('.conf'))
+        .sort()
+    : [];
 
   it('has the files we expect', () => {
     expect(files).toEqual(Object.keys(CRS3_RULES).sort());
@@ -343,7 +411,11 @@ describe.skipIf(!HAS_CRS3)("Debian's CRS 3.3.4 parses without a problem", () => 
 });
 
 describe.skipIf(!CRS4)('CRS v4 parses without a problem', () => {
-  const files = CRS4 ? readdirSync(CRS4.rules).filter((f) => f.endsWith('.conf')).sort() : [];
+  const files = CRS4
+    ? readdirSync(CRS4.rules)
+        .filter((f) => f.endsWith('.conf'))
+        .sort()
+    : [];
 
   for (const f of files) {
     it(f, () => {
