@@ -22,7 +22,7 @@ import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
 import { BasicRulesService, RuleSetManager } from '#engine/basic-rules';
-import { detectRuleSetDir, type RuleSetLocation } from '#engine/waf/ruleset';
+import { detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
 import type { VerdictPorts } from '#engine/verdict';
 import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
 

@@ -1,10 +1,21 @@
 // Import checks that ESLint's plugins cannot do here (their native resolver is not installable from
-// this registry): no import cycles anywhere in engine/, electron/ and renderer/, and engine modules
-// import each other only through their index (`#engine/<module>`). Exit code 1 on any finding.
+// this registry). Exit code 1 on any finding, each printed as `file: what is wrong`.
+//
+// - No import cycles anywhere in engine/, electron/ and renderer/.
+// - The module map: code outside an engine module imports only its index (`#engine/<module>`), never
+//   a file or a sub-module inside it (`#engine/waf/ruleset`); inside a module, relative imports.
+// - The console imports no engine code but the API contracts (`engine/api/contracts/`).
+// - The console's component tiers: `components/shared/` imports no domain component and no view;
+//   `components/<domain>/` imports shared components and its own domain, no other domain and no view;
+//   `lib/` imports no component and no view.
+//
+// Usage: node scripts/check-imports.mjs [--root DIR]   (DIR defaults to the repository; tests use a
+// temporary tree).
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const rootFlag = process.argv.indexOf('--root');
+const ROOT = rootFlag === -1 ? resolve(import.meta.dirname, '..') : resolve(process.argv[rootFlag + 1] ?? '.');
 const ROOTS = ['engine', 'electron', 'renderer/src', 'renderer/i18n'];
 const ALIASES = {
   '$lib/': 'renderer/src/lib/',
@@ -43,6 +54,57 @@ function resolveImport(from, spec) {
   return null;
 }
 
+/** What a file is, for the rules: its top folder and, in engine/ and the console, its part. */
+function placeOf(path) {
+  const parts = relative(ROOT, path).split(sep);
+  if (parts[0] === 'engine') {
+    // engine/main.ts and other root files belong to no module.
+    return { top: 'engine', module: parts.length > 2 ? parts[1] : null, rest: parts.slice(2) };
+  }
+  if (parts[0] === 'renderer') {
+    if (parts[1] === 'i18n') return { top: 'renderer', tier: 'i18n' };
+    if (parts[2] === 'components') {
+      const domain = parts.length > 4 ? parts[3] : null;
+      return { top: 'renderer', tier: domain === 'shared' ? 'shared' : 'domain', domain };
+    }
+    if (parts[2] === 'views') return { top: 'renderer', tier: 'views' };
+    if (parts[2] === 'lib') return { top: 'renderer', tier: 'lib' };
+    return { top: 'renderer', tier: 'app' };
+  }
+  return { top: parts[0] };
+}
+
+function boundaryProblem(file, spec, target) {
+  const from = placeOf(file);
+  const to = placeOf(target);
+  const here = relative(ROOT, file);
+  if (from.top === 'engine' && to.top === 'engine' && to.module !== null && from.module !== to.module) {
+    const isIndex = to.rest.length === 1 && to.rest[0] === 'index.ts';
+    if (!isIndex) return `${here}: imports "${spec}" from inside module ${to.module}; import #engine/${to.module}`;
+  }
+  if (from.top === 'renderer' && to.top === 'engine') {
+    const path = relative(ROOT, target).split(sep).join('/');
+    if (!path.startsWith('engine/api/contracts/')) {
+      return `${here}: the console imports engine code "${spec}"; it may import only engine/api/contracts`;
+    }
+  }
+  if (from.top === 'renderer' && to.top === 'renderer') {
+    if (from.tier === 'lib' && (to.tier === 'shared' || to.tier === 'domain' || to.tier === 'views')) {
+      return `${here}: lib/ imports the component or view "${spec}"`;
+    }
+    if ((from.tier === 'shared' || from.tier === 'domain') && to.tier === 'views') {
+      return `${here}: a component imports the view "${spec}"`;
+    }
+    if (from.tier === 'shared' && to.tier === 'domain') {
+      return `${here}: a shared component imports the ${to.domain} component "${spec}"`;
+    }
+    if (from.tier === 'domain' && to.tier === 'domain' && from.domain !== to.domain) {
+      return `${here}: a ${from.domain} component imports the ${to.domain} component "${spec}"; move what both need to components/shared`;
+    }
+  }
+  return null;
+}
+
 const all = ROOTS.flatMap((r) => files(join(ROOT, r)));
 const graph = new Map();
 const problems = [];
@@ -58,17 +120,8 @@ for (const file of all) {
       continue;
     }
     edges.add(target);
-    const [fromTop, fromModule] = relative(ROOT, file).split(sep);
-    const [toTop, toModule, ...rest] = relative(ROOT, target).split(sep);
-    if (
-      fromTop === 'engine' &&
-      toTop === 'engine' &&
-      rest.length > 0 &&
-      fromModule !== toModule &&
-      !spec.startsWith('#engine/')
-    ) {
-      problems.push(`${relative(ROOT, file)}: imports "${spec}" inside another module; use #engine/${toModule}`);
-    }
+    const problem = boundaryProblem(file, spec, target);
+    if (problem) problems.push(problem);
   }
   graph.set(file, edges);
 }
@@ -108,4 +161,4 @@ if (problems.length > 0) {
   console.error(`check-imports: ${problems.length} problem(s) in ${all.length} files`);
   process.exit(1);
 }
-console.log(`check-imports: ${all.length} files, no import cycles, module boundaries kept`);
+console.log(`check-imports: ${all.length} files, no import cycles, module boundaries and component tiers kept`);

@@ -23,7 +23,7 @@ import {
   type LevelProfile,
   type Waf,
 } from '#engine/waf';
-import { RULE_GROUPS, type RuleGroup } from '#engine/waf/ruleset';
+import { RULE_GROUPS, type RuleGroup } from '#engine/waf';
 import { RECOMMENDED_IDS, type RuleSetManager } from './rule-set-manager.ts';
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
 

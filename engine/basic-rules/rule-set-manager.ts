@@ -4,7 +4,6 @@ import { isAbsolute, join, resolve, sep } from 'node:path';
 import { Lru, RampartError, type Clock, type Logger } from '#engine/shared';
 import type { ConfigStore, RuleSetSourceRecord } from '#engine/config-store';
 import { createWaf, type GroupId, type Waf, type WafSettings } from '#engine/waf';
-import { parseSecLang } from '#engine/waf/seclang';
 import {
   attributableRuleIds,
   countGroupLevels,
@@ -18,7 +17,8 @@ import {
   type LoadOptions,
   type RuleLevel,
   type RuleSet,
-} from '#engine/waf/ruleset';
+  parseSecLang,
+} from '#engine/waf';
 
 export interface RuleSetProblem {
   file: string;

@@ -28,6 +28,27 @@ export {
   PLUGIN_LOCATIONS,
   MAX_PATTERN_LENGTH,
 } from '#engine/waf/custom';
+// Rule sets: finding, loading and unpacking them, and what the console shows of their groups.
+export {
+  attributableRuleIds,
+  countGroupLevels,
+  detectRuleSetDir,
+  DEBIAN_LOCATION,
+  extractArchive,
+  loadRuleSet,
+  ruleLevels,
+  RULE_GROUPS,
+} from '#engine/waf/ruleset';
+export type {
+  GroupLevelCount,
+  InstalledRuleSet,
+  LoadOptions,
+  RuleGroup,
+  RuleLevel,
+  RuleSet,
+  RuleSetLocation,
+} from '#engine/waf/ruleset';
+export { parseSecLang } from '#engine/waf/seclang';
 export type {
   CustomLocation,
   ConditionLocation,
