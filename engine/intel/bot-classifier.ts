@@ -6,12 +6,11 @@
 // few real regular expressions. All of this runs only on a user-agent cache miss; naming a bot
 // found by an expression re-tests single patterns, and only after a hit.
 import { createRequire } from 'node:module';
+import type { CrawlerType } from '#engine/shared';
 import { CRAWLER_FRAMEWORKS, SCANNERS, SCRIPT_TOOLS, SEARCH_ENGINES, type NamedPattern } from './bot-patterns.ts';
 
-export type BotType = 'scanner' | 'search_engine' | 'script_tool' | 'other_crawler';
-
 export interface BotMatch {
-  readonly type: BotType;
+  readonly type: CrawlerType;
   readonly name: string;
   /** Major version found right after the bot's name (`curl/8.4.0` -> `8`), or ''. */
   readonly versionMajor: string;
@@ -27,7 +26,7 @@ class NamedMatcher {
   private readonly re: RegExp;
   constructor(
     private readonly entries: readonly NamedPattern[],
-    readonly type: BotType,
+    readonly type: CrawlerType,
   ) {
     this.re = new RegExp(entries.map(([, src]) => `(${src})`).join('|'), 'i');
   }
@@ -106,7 +105,7 @@ class PatternListMatcher {
   private readonly each: RegExp[];
   constructor(
     patterns: readonly string[],
-    readonly type: BotType,
+    readonly type: CrawlerType,
   ) {
     const literals: string[] = [];
     const complex: string[] = [];

@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { Lru, RampartError } from '#engine/shared';
 import { loadAsnDatabase, type AsnDatabase, type AsnRecord } from './asn-table.ts';
-import { BotClassifier, loadCrawlerList, type BotType } from './bot-classifier.ts';
+import type { CrawlerType } from '#engine/shared';
+import { BotClassifier, loadCrawlerList } from './bot-classifier.ts';
 import { GeoDatabase, type GeoRecord } from './geo-db.ts';
 import { MAX_IP_TEXT, ParsedIp, classifyV4, classifyV6, parseIp, v4Text } from './ip-address.ts';
 import { EMPTY_UA, analyseUserAgent, type UaClassification, type UaIntel } from './ua-analyser.ts';
@@ -43,7 +44,7 @@ export interface IntelFields {
   ua_family: string;
   ua_os: string;
   ua_version_major: string;
-  bot_type: BotType | null;
+  bot_type: CrawlerType | null;
   bot_name: string;
 }
 

@@ -2,7 +2,8 @@
 // and device, our bot classifier for automated clients. The result is frozen and shared: the
 // cache hands the same object to every request with the same user agent.
 import { createRequire } from 'node:module';
-import type { BotClassifier, BotType } from './bot-classifier.ts';
+import type { CrawlerType } from '#engine/shared';
+import type { BotClassifier } from './bot-classifier.ts';
 
 /**
  * Closed set. Bots carry their bot type; browsers their device class as ua-parser-js sees it
@@ -28,7 +29,7 @@ export interface UaIntel {
   readonly family: string;
   readonly os: string;
   readonly versionMajor: string;
-  readonly botType: BotType | null;
+  readonly botType: CrawlerType | null;
   readonly botName: string;
 }
 

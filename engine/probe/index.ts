@@ -52,7 +52,7 @@ export type {
   ReportResponse,
 } from './report.ts';
 export { SIGNS, SIGN_NAMES, BOT_TYPES, HEADLESS_UA_PATTERN, isSignName } from './signs.ts';
-export type { SignName, BotType } from './signs.ts';
+export type { SignName, ClientBotType } from './signs.ts';
 export {
   reloadPage,
   probeScriptTag,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { RampartError, capRecord, err, ok, type Result } from '#engine/shared';
 import type { ChallengeService, IssuedChallenge } from './challenge.ts';
-import { HEADLESS_UA_PATTERN, SIGNS, SIGN_NAMES, isSignName, type BotType, type SignName } from './signs.ts';
+import { HEADLESS_UA_PATTERN, SIGNS, SIGN_NAMES, isSignName, type ClientBotType, type SignName } from './signs.ts';
 
 /** Largest report body the endpoint should accept (set the HTTP body limit to this). */
 export const MAX_REPORT_BYTES = 16 * 1024;
@@ -60,7 +60,7 @@ export interface AssessContext {
 export interface Assessment {
   verdict: Verdict;
   /** The family of the first strong sign, null unless the verdict is bot. */
-  botType: BotType | null;
+  botType: ClientBotType | null;
   /** Known signs found by the probe and by the server, in catalogue order. */
   signs: SignName[];
   fingerprint: string;
@@ -127,7 +127,7 @@ export function assessReport(challenges: ChallengeService, raw: unknown, ctx: As
   if (report.ua !== undefined && ctx.userAgent !== '' && report.ua !== ctx.userAgent) found.add('ua_mismatch');
 
   const signs = SIGN_NAMES.filter((name) => found.has(name));
-  let botType: BotType | null = null;
+  let botType: ClientBotType | null = null;
   let weak = 0;
   for (const name of signs) {
     const info = SIGNS[name];
@@ -162,7 +162,7 @@ export type DetectionRecord = {
   hostname: string;
   detection_result: Verdict;
   /** Empty unless the verdict is bot. */
-  client_bot_type: BotType | '';
+  client_bot_type: ClientBotType | '';
   fingerprint: string;
   account?: string;
   login_status: LoginStatus;

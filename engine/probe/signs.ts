@@ -4,15 +4,15 @@
  * windows, privacy settings) and only count together.
  */
 export const BOT_TYPES = ['webdriver', 'headless', 'automation_global'] as const;
-export type BotType = (typeof BOT_TYPES)[number];
+export type ClientBotType = (typeof BOT_TYPES)[number];
 
 interface SignInfo {
   readonly strength: 'strong' | 'weak';
   /** The bot family a strong sign reports as client_bot_type. */
-  readonly family: BotType | null;
+  readonly family: ClientBotType | null;
 }
 
-const strong = (family: BotType): SignInfo => ({ strength: 'strong', family });
+const strong = (family: ClientBotType): SignInfo => ({ strength: 'strong', family });
 const weak: SignInfo = { strength: 'weak', family: null };
 
 /** Ordered by priority: when several strong signs are present, the first gives the bot type. */

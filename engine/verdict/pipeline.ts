@@ -1,4 +1,4 @@
-import type { Edition } from '#engine/shared';
+import type { CrawlerType, Edition } from '#engine/shared';
 import type { CompiledSite, CompiledList } from '#engine/sites';
 import { cookieValue, pathOf, type RequestFacts } from './request.ts';
 import { header, resolveSourceIp } from './source-ip.ts';
@@ -24,8 +24,6 @@ export type TokenCheck =
   | { kind: 'invalid'; reason: string }
   | { kind: 'expired'; deviceId: string };
 
-export type BotType = 'scanner' | 'search_engine' | 'script_tool' | 'other_crawler' | null;
-
 /** The WAF stage's answer for one request: CRS and custom rules that fired, and whether to block. */
 export interface WafOutcome {
   blocked: boolean;
@@ -46,7 +44,7 @@ export interface VerdictPorts {
   /** Device id from the identity cookie, or '' when absent or forged. */
   deviceOf(identityCookie: string): string;
   isBanned(siteId: string, srcIp: string, deviceId: string, now: number): boolean;
-  botTypeOf(userAgent: string): BotType;
+  botTypeOf(userAgent: string): CrawlerType | null;
   /** Basic application rules (WAF and custom rules) over the request. */
   inspect(request: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome;
   /** A plugin-access client is denied for a while after a basic rule fired on it. */
@@ -63,7 +61,7 @@ export interface Verdict {
   srcIp: string;
   deviceId: string;
   listResult: 'pass' | 'block' | '';
-  botType: BotType;
+  botType: CrawlerType | null;
   waf: WafOutcome;
 }
 
