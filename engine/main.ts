@@ -21,10 +21,18 @@ import { buildConsoleServer, type AnyRoute } from '#engine/api';
 import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
-import { BasicRulesService, RuleSetManager } from '#engine/basic-rules';
+import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-rules';
 import { detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
 import type { VerdictPorts } from '#engine/verdict';
-import { cryptoRandom, isRampartError, systemClock, type Clock, type Logger, type Random } from '#engine/shared';
+import {
+  cryptoRandom,
+  isRampartError,
+  RampartError,
+  systemClock,
+  type Clock,
+  type Logger,
+  type Random,
+} from '#engine/shared';
 
 const TOKENS = {
   settings: Symbol('Settings'),
@@ -51,6 +59,8 @@ export interface EngineOptions {
   extraRoutes?: AnyRoute[];
   /** Where the Core Rule Set is looked for (default: Debian's location); tests pass [] for an install without one. */
   ruleSetLocations?: readonly RuleSetLocation[];
+  /** SHA-256 pins of downloadable CRS releases (default: the repository's); tests pin archives they build. */
+  crsPins?: CrsPins;
 }
 
 export interface RunningEngine {
@@ -72,6 +82,19 @@ export function engineVersion(): string {
     if (pkg.name === 'rampart' && pkg.version) return pkg.version;
   }
   return '0.0.0';
+}
+
+/** The extra certificate authorities for CRS downloads; a file that cannot be read stops the start. */
+function readCrsDownloadCa(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (cause) {
+    const code = cause instanceof Error && 'code' in cause ? String(cause.code) : 'unreadable';
+    throw new RampartError('SETTINGS_INVALID', `RAMPART_CRS_DOWNLOAD_CA: cannot read ${file} (${code})`, {
+      field: 'RAMPART_CRS_DOWNLOAD_CA',
+    });
+  }
 }
 
 function findRendererDir(): string | undefined {
@@ -163,13 +186,18 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
         compatibilityLog,
       },
       ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
+      download: {
+        urlTemplate: settings.crsDownload.urlTemplate,
+        extraCa: readCrsDownloadCa(settings.crsDownload.caFile),
+        ...(options.crsPins ? { pins: options.crsPins } : {}),
+      },
     }),
   });
   const ruleSets = c.resolve<RuleSetManager>(TOKENS.ruleSets);
   await ruleSets.start();
   c.register(TOKENS.basicRules, {
     useValue: new BasicRulesService({
-      store: c.resolve<ConfigStore>(TOKENS.configStore),
+      store: c.resolve<ConfigStore>(TOKENS.configStore).slice(['sites', 'basicRules']),
       clock: c.resolve<Clock>(TOKENS.clock),
       random: c.resolve<Random>(TOKENS.random),
       ruleSets,

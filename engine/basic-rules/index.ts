@@ -6,6 +6,14 @@
  */
 export { RuleSetManager } from './rule-set-manager.ts';
 export type { RuleSetStatus, RuleSetProblem, LoadedRuleSet, RuleSetManagerDeps } from './rule-set-manager.ts';
+export type {
+  RuleSetDownloadJob,
+  RuleSetDownloadFailure,
+  RuleSetDownloadFailureCode,
+  RuleSetDownloadSettings,
+} from './rule-set-manager.ts';
+export { CRS_RELEASE_PINS, DEFAULT_CRS_VERSION, DEFAULT_CRS_DOWNLOAD_URL } from './crs-releases.ts';
+export type { CrsPins } from './crs-releases.ts';
 export {
   BasicRulesService,
   PROTECTION_LEVELS,

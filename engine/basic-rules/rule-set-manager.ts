@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
@@ -19,6 +20,14 @@ import {
   type RuleSet,
   parseSecLang,
 } from '#engine/waf';
+import { downloadFile, type DownloadFailure } from './crs-download.ts';
+import {
+  CRS_RELEASE_PINS,
+  crsArchiveName,
+  crsDownloadUrl,
+  DEFAULT_CRS_DOWNLOAD_URL,
+  type CrsPins,
+} from './crs-releases.ts';
 
 export interface RuleSetProblem {
   file: string;
@@ -41,6 +50,41 @@ export interface RuleSetStatus {
   problems: RuleSetProblem[];
   /** The last load that failed; the previous set kept running. */
   lastError: { message: string; file: string | null; line: number | null; at: number } | null;
+  /** The last download of a CRS release (null: none since the engine started). */
+  download: RuleSetDownloadJob | null;
+}
+
+/** Why a download did not install: the console words each code itself; `message` is the engine's English. */
+export type RuleSetDownloadFailureCode =
+  'unreachable' | 'http_status' | 'too_large' | 'truncated' | 'hash_mismatch' | 'bad_url' | 'refused';
+
+export interface RuleSetDownloadFailure {
+  code: RuleSetDownloadFailureCode;
+  message: string;
+  params: Record<string, string | number>;
+}
+
+export interface RuleSetDownloadJob {
+  version: string;
+  /** Where it is fetched from (any user:password part left out). */
+  url: string;
+  state: 'downloading' | 'installing' | 'installed' | 'failed';
+  receivedBytes: number;
+  /** What the server announced; null when it did not say. */
+  totalBytes: number | null;
+  startedAt: number;
+  finishedAt: number | null;
+  failure: RuleSetDownloadFailure | null;
+}
+
+export interface RuleSetDownloadSettings {
+  /** Address with `{version}` placeholders; the CRS project's GitHub releases by default. */
+  urlTemplate?: string;
+  /** Certificate authorities (PEM) trusted besides the system's, for an internal mirror. */
+  extraCa?: string | undefined;
+  /** Version -> SHA-256 of its minimal archive; the repository's pins by default (tests bring their own). */
+  pins?: CrsPins;
+  idleTimeoutMs?: number;
 }
 
 /** A loaded, compiled rule set. WAF instances are compiled per set of disabled groups. */
@@ -72,9 +116,12 @@ export interface RuleSetManagerDeps {
   waf: Pick<WafSettings, 'requestBodyLimit' | 'requestBodyLimitAction' | 'compatibilityLog'>;
   /** Where auto-detection looks; Debian / Ubuntu's location by default. */
   detect?: () => InstalledRuleSet | null;
+  /** Downloads of CRS releases ("get CRS v4"). */
+  download?: RuleSetDownloadSettings;
 }
 
 const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+const DOWNLOAD_IDLE_TIMEOUT_MS = 30_000;
 /** Compiled rule sets kept for combinations of switched-off groups, besides the all-groups one. */
 const PARTIAL_SETS_KEPT = 4;
 
@@ -102,6 +149,62 @@ function hidePaths(text: string, root: string): string {
   return text.split(root.endsWith(sep) ? root : root + sep).join('');
 }
 
+/** The address as shown to people: without a user name or password a mirror's URL may carry. */
+function shownUrl(address: string): string {
+  try {
+    const url = new URL(address);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return address;
+  }
+}
+
+function hostOf(address: string): string {
+  try {
+    return new URL(address).host;
+  } catch {
+    return address;
+  }
+}
+
+function describeDownloadFailure(failure: DownloadFailure, url: string): RuleSetDownloadFailure {
+  const host = hostOf(url);
+  switch (failure.kind) {
+    case 'unreachable':
+      return {
+        code: 'unreachable',
+        message: `${host} did not answer (${failure.detail}): upload the release archive instead`,
+        params: { host, detail: failure.detail },
+      };
+    case 'http_status':
+      return {
+        code: 'http_status',
+        message: `${host} answered HTTP ${failure.status} instead of the archive`,
+        params: { host, status: failure.status },
+      };
+    case 'too_large':
+      return {
+        code: 'too_large',
+        message: `the archive is larger than ${failure.limit / 1024 / 1024} MB`,
+        params: { limit: failure.limit },
+      };
+    case 'truncated':
+      return {
+        code: 'truncated',
+        message: `the download broke off after ${failure.received} bytes${failure.expected === null ? '' : ` of ${failure.expected}`}`,
+        params: { received: failure.received, expected: failure.expected ?? '' },
+      };
+    case 'bad_url':
+      return {
+        code: 'bad_url',
+        message: `the download address cannot be used: ${failure.detail}`,
+        params: { detail: failure.detail },
+      };
+  }
+}
+
 class LoadFailure extends Error {
   constructor(
     message: string,
@@ -126,6 +229,7 @@ export class RuleSetManager {
   #problems: RuleSetProblem[] = [];
   #lastError: RuleSetStatus['lastError'] = null;
   #generation = 0;
+  #download: RuleSetDownloadJob | null = null;
   #busy: Promise<unknown> = Promise.resolve();
   readonly #listeners: ((loaded: LoadedRuleSet) => void)[] = [];
 
@@ -172,6 +276,7 @@ export class RuleSetManager {
       loadedAt: current ? this.#loadedAt : null,
       problems: current ? this.#problems : [],
       lastError: this.#lastError,
+      download: this.#download ? { ...this.#download } : null,
     };
   }
 
@@ -214,29 +319,123 @@ export class RuleSetManager {
           },
         );
       }
-      const base = join(this.#deps.dataDir, 'rule-sets');
-      await mkdir(base, { recursive: true, mode: 0o700 });
-      const folder = `upload-${this.#deps.clock.now()}`;
-      const target = join(base, folder);
-      // Whatever fails before the new set runs, nothing of the upload stays behind.
-      try {
-        const extracted = await extractArchive(content, fileName, target);
-        if (!extracted.ok) throw new LoadFailure(extracted.error);
-        const record: RuleSetSourceRecord = { source: 'uploaded', dir: extracted.value.root };
-        await this.#install(record);
-        await this.#deps.store.update((doc) => {
-          doc.ruleSet = record;
-        });
-      } catch (error) {
-        await rm(target, { recursive: true, force: true });
-        throw this.#refuse(error, 'fileName');
-      }
-      // Earlier uploads are no longer needed once the new one runs.
-      for (const name of await readdir(base)) {
-        if (name !== folder) await rm(join(base, name), { recursive: true, force: true });
-      }
+      await this.#installArchive(fileName, content, 'upload', 'fileName');
       return this.status();
     });
+  }
+
+  /**
+   * Starts fetching CRS `version`'s minimal release archive; its progress and outcome show in
+   * status().download. Throws VALIDATION_FAILED (field version) for a version without a verified
+   * pinned SHA-256. While a download runs, asking again returns it.
+   */
+  download(version: string): RuleSetDownloadJob {
+    const settings = this.#deps.download ?? {};
+    const pins = settings.pins ?? CRS_RELEASE_PINS;
+    if (!Object.hasOwn(pins, version)) {
+      throw new RampartError(
+        'VALIDATION_FAILED',
+        `version: CRS ${version} is not offered for download (offered: ${Object.keys(pins).join(', ')})`,
+        { field: 'version', params: { version } },
+      );
+    }
+    const pin = pins[version];
+    if (!pin) {
+      throw new RampartError(
+        'VALIDATION_FAILED',
+        `version: no verified SHA-256 is pinned for CRS ${version} in this build, so it is not downloaded; upload ${crsArchiveName(version)} instead`,
+        { field: 'version', params: { version } },
+      );
+    }
+    const running = this.#download;
+    if (running && (running.state === 'downloading' || running.state === 'installing')) return { ...running };
+    const url = crsDownloadUrl(settings.urlTemplate ?? DEFAULT_CRS_DOWNLOAD_URL, version);
+    const job: RuleSetDownloadJob = {
+      version,
+      url: shownUrl(url),
+      state: 'downloading',
+      receivedBytes: 0,
+      totalBytes: null,
+      startedAt: this.#deps.clock.now(),
+      finishedAt: null,
+      failure: null,
+    };
+    this.#download = job;
+    void this.#runDownload(job, url, pin.toLowerCase(), settings);
+    return { ...job };
+  }
+
+  async #runDownload(
+    job: RuleSetDownloadJob,
+    url: string,
+    pin: string,
+    settings: RuleSetDownloadSettings,
+  ): Promise<void> {
+    const failed = (failure: RuleSetDownloadFailure): void => {
+      job.state = 'failed';
+      job.failure = failure;
+      job.finishedAt = this.#deps.clock.now();
+      this.#deps.logger.warn(
+        { version: job.version, url: job.url, failure: failure.code },
+        `CRS download failed: ${failure.message}`,
+      );
+    };
+    try {
+      const result = await downloadFile({
+        url,
+        extraCa: settings.extraCa,
+        maxBytes: MAX_UPLOAD_BYTES,
+        idleTimeoutMs: settings.idleTimeoutMs ?? DOWNLOAD_IDLE_TIMEOUT_MS,
+        onProgress: (received, total) => {
+          job.receivedBytes = received;
+          job.totalBytes = total;
+        },
+      });
+      if (!result.ok) {
+        failed(describeDownloadFailure(result.error, url));
+        return;
+      }
+      const actual = createHash('sha256').update(result.value).digest('hex');
+      if (actual !== pin) {
+        failed({
+          code: 'hash_mismatch',
+          message: `the archive's SHA-256 is ${actual}, not the ${pin} pinned for CRS ${job.version}: refused`,
+          params: { version: job.version, expected: pin, actual },
+        });
+        return;
+      }
+      job.state = 'installing';
+      const archive = result.value;
+      await this.#serial(() => this.#installArchive(crsArchiveName(job.version), archive, 'download', 'version'));
+      job.state = 'installed';
+      job.finishedAt = this.#deps.clock.now();
+    } catch (error) {
+      failed({ code: 'refused', message: error instanceof Error ? error.message : String(error), params: {} });
+    }
+  }
+
+  /** Unpacks an archive into the data directory and runs it; whatever fails first, nothing of it stays behind. */
+  async #installArchive(fileName: string, content: Buffer, prefix: string, field: string): Promise<void> {
+    const base = join(this.#deps.dataDir, 'rule-sets');
+    await mkdir(base, { recursive: true, mode: 0o700 });
+    const folder = `${prefix}-${this.#deps.clock.now()}`;
+    const target = join(base, folder);
+    try {
+      const extracted = await extractArchive(content, fileName, target);
+      if (!extracted.ok) throw new LoadFailure(extracted.error);
+      const record: RuleSetSourceRecord = { source: 'uploaded', dir: extracted.value.root };
+      await this.#install(record);
+      await this.#deps.store.update((doc) => {
+        doc.ruleSet = record;
+      });
+    } catch (error) {
+      await rm(target, { recursive: true, force: true });
+      throw this.#refuse(error, field);
+    }
+    // Earlier archives are no longer needed once the new one runs.
+    for (const name of await readdir(base)) {
+      if (name !== folder) await rm(join(base, name), { recursive: true, force: true });
+    }
   }
 
   #serial<T>(work: () => Promise<T>): Promise<T> {

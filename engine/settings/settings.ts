@@ -71,6 +71,12 @@ const settingsSchema = z.object({
     .enum(['Reject', 'ProcessPartial'], { error: 'must be Reject or ProcessPartial' })
     .default('Reject'),
   RAMPART_WAF_COMPAT_LOG: z.string().min(1).optional(),
+  RAMPART_CRS_DOWNLOAD_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL; {version} stands for the CRS version' })
+    .default(
+      'https://github.com/coreruleset/coreruleset/releases/download/v{version}/coreruleset-{version}-minimal.tar.gz',
+    ),
+  RAMPART_CRS_DOWNLOAD_CA: z.string().min(1).optional(),
   RAMPART_SMTP_HOST: z.string().min(1).optional(),
   RAMPART_SMTP_PORT: port.default(587),
   RAMPART_SMTP_SECURE: bool.default(false),
@@ -127,6 +133,11 @@ export interface Settings {
    * (ModSecurity-style error-log lines, for go-ftw), off when unset.
    */
   waf: { bodyLimit: number; bodyLimitAction: 'Reject' | 'ProcessPartial'; compatLogFile: string | undefined };
+  /**
+   * "Get CRS v4": where release archives are fetched (`{version}` replaced; an internal mirror on an
+   * air-gapped site) and a PEM file of certificate authorities trusted for it besides the system's.
+   */
+  crsDownload: { urlTemplate: string; caFile: string | undefined };
   smtp: SmtpSettings | undefined;
   /** Probe reports accepted per minute from one source address at one site (a burst of as many, then a steady rate). */
   probe: { reportsPerMinute: number };
@@ -238,6 +249,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       bodyLimitAction: s.RAMPART_WAF_BODY_LIMIT_ACTION,
       compatLogFile: s.RAMPART_WAF_COMPAT_LOG,
     },
+    crsDownload: { urlTemplate: s.RAMPART_CRS_DOWNLOAD_URL, caFile: s.RAMPART_CRS_DOWNLOAD_CA },
     intel: {
       cityDb: (s.RAMPART_INTEL_CITY_DB ?? '')
         .split(',')

@@ -11,6 +11,23 @@ const MAX_ARCHIVE_BYTES = 20 * 1024 * 1024;
 
 const level = z.enum(['loose', 'normal', 'strict', 'very_strict']);
 
+const downloadJob = z.object({
+  version: z.string(),
+  url: z.string(),
+  state: z.enum(['downloading', 'installing', 'installed', 'failed']),
+  receivedBytes: z.number(),
+  totalBytes: z.number().nullable(),
+  startedAt: z.number(),
+  finishedAt: z.number().nullable(),
+  failure: z
+    .object({
+      code: z.enum(['unreachable', 'http_status', 'too_large', 'truncated', 'hash_mismatch', 'bad_url', 'refused']),
+      message: z.string(),
+      params: z.record(z.string(), z.union([z.string(), z.number()])),
+    })
+    .nullable(),
+});
+
 const ruleSetStatus = z.object({
   state: z.enum(['loaded', 'missing']),
   source: z.enum(['configured', 'detected', 'uploaded']).nullable(),
@@ -23,6 +40,7 @@ const ruleSetStatus = z.object({
   lastError: z
     .object({ message: z.string(), file: z.string().nullable(), line: z.number().nullable(), at: z.number() })
     .nullable(),
+  download: downloadJob.nullable(),
 });
 
 const groupView = z.object({
@@ -106,6 +124,22 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
       body: uploadInput,
       response: ruleSetStatus,
       handler: ({ body }) => ruleSets.upload(body.fileName, Buffer.from(body.contentBase64, 'base64')),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/rule-set/download',
+      operationId: 'downloadRuleSet',
+      summary:
+        "Fetch a CRS release's minimal archive from the configured address, check it against the SHA-256 pinned for its version and install it; progress and outcome in GET /rule-set",
+      tag: 'rules',
+      access: MANAGERS,
+      module: 'basic',
+      body: z
+        .object({ version: z.string().regex(/^\d{1,3}\.\d{1,3}\.\d{1,3}$/, 'must be a version such as 4.25.0') })
+        .strict(),
+      // The job is accepted and runs on (202 once the contracts' status type allows it; 200 until then).
+      response: downloadJob,
+      handler: ({ body }) => ruleSets.download(body.version),
     }),
     defineRoute({
       method: 'GET',

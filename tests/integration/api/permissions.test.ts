@@ -57,6 +57,7 @@ const TABLE: Record<string, Access> = {
   getRuleSet: 'manager',
   setRuleSetDir: 'manager',
   uploadRuleSet: 'manager',
+  downloadRuleSet: 'manager',
   getBasicRules: 'manager',
   updateBasicRuleGroup: 'manager',
   listBasicRuleGroupRules: 'manager',
