@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MINUTE, RampartError, newId, visibleText, type Clock, type Random } from '#engine/shared';
 import type {
-  ConfigStore,
+  ConfigSlice,
   CustomRuleCondition,
   CustomRuleRecord,
   ProtectionLevel,
@@ -94,7 +94,8 @@ export interface CustomRuleView extends CustomRuleRecord {
 }
 
 export interface BasicRulesServiceDeps {
-  store: ConfigStore;
+  /** The sites and their basic rules: what the runtimes are built from. */
+  store: ConfigSlice<'sites' | 'basicRules'>;
   clock: Clock;
   random: Random;
   ruleSets: RuleSetManager;
@@ -136,8 +137,8 @@ export class BasicRulesService {
   readonly #deps: BasicRulesServiceDeps;
   /** Site id -> what it runs; replaced entry by entry, each swap atomic. */
   readonly #runtimes = new Map<string, SiteRuntime>();
-  /** The configuration document the runtimes were last checked against. */
-  #syncedFrom: unknown = null;
+  /** The configuration generation (sites, basic rules) the runtimes were last checked against. */
+  #syncedAt = -1;
   #syncScheduled = false;
   /** For a site that has no runtime yet (created since the last check): every group on, loose. */
   #fallback: SiteRuntime | null = null;
@@ -322,7 +323,7 @@ export class BasicRulesService {
     const data = this.#deps.store.data;
     const loaded = this.#deps.ruleSets.current;
     const generation = loaded?.generation ?? 0;
-    this.#syncedFrom = data;
+    this.#syncedAt = this.#deps.store.generation;
     // Sites with the same switched-off groups share one compiled WAF.
     const shared = new Map<string, Waf>();
     for (const runtime of this.#runtimes.values()) {
@@ -377,11 +378,11 @@ export class BasicRulesService {
 
   /** A site's runtime for a verdict: as last built; a configuration change is picked up right after. */
   #runtime(siteId: string): SiteRuntime | null {
-    if (this.#deps.store.data !== this.#syncedFrom && !this.#syncScheduled) {
+    if (this.#deps.store.generation !== this.#syncedAt && !this.#syncScheduled) {
       this.#syncScheduled = true;
       setImmediate(() => {
         this.#syncScheduled = false;
-        if (this.#deps.store.data !== this.#syncedFrom) this.#sync();
+        if (this.#deps.store.generation !== this.#syncedAt) this.#sync();
       });
     }
     return this.#runtimes.get(siteId) ?? this.#fallback;

@@ -5,6 +5,7 @@
  * The document carries a schema version; migrations run at open.
  */
 export { ConfigStore, CONFIG_FILE_NAME } from './config-store.ts';
+export type { ConfigSlice } from './config-store.ts';
 export { DurableJsonFile } from './durable-file.ts';
 export {
   SCHEMA_VERSION,

@@ -11,7 +11,7 @@ import {
   type FieldProblem,
   type Random,
 } from '#engine/shared';
-import type { ConfigStore, SiteRecord, SiteGlobalRecord } from '#engine/config-store';
+import type { ConfigSlice, SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { compileSite, type CompiledSite } from './compiled-site.ts';
 import {
   automaticGatewayAddress,
@@ -40,7 +40,8 @@ export interface SiteStatus {
 }
 
 export interface SitesServiceDeps {
-  store: ConfigStore;
+  /** The sites, their global configuration, the gateway address and the sites' log configurations. */
+  store: ConfigSlice<'sites' | 'siteGlobal' | 'gateway' | 'logConfigs'>;
   clock: Clock;
   random: Random;
   edition: Edition;
@@ -61,7 +62,8 @@ export class SitesService {
   readonly #deps: SitesServiceDeps;
   readonly #heartbeats = new Map<string, Heartbeat>();
   #compiled = new Map<string, CompiledSite>();
-  #compiledFrom: unknown = null;
+  /** The configuration generation (sites, global configuration) the compiled sites were built from. */
+  #compiledAt = -1;
 
   constructor(deps: SitesServiceDeps) {
     this.#deps = deps;
@@ -199,10 +201,11 @@ export class SitesService {
   /** The compiled site for the hot path, or undefined for an unknown id. */
   compiled(id: string): CompiledSite | undefined {
     const data = this.#deps.store.data;
-    if (this.#compiledFrom !== data) {
-      // The store publishes a new document object on every change: recompile lazily after one.
+    const generation = this.#deps.store.generation;
+    if (this.#compiledAt !== generation) {
+      // Recompiled lazily after a change of the sites' slice, not after an unrelated write (a sign-in).
       this.#compiled = new Map();
-      this.#compiledFrom = data;
+      this.#compiledAt = generation;
     }
     let site = this.#compiled.get(id);
     if (!site) {
