@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // The skip reporter prints every skipped test with its reason, and fails a CI=true run that skipped one.
+    reporters: ['default', './tests/support/skip-reporter.ts'],
     projects: [
       {
         test: {

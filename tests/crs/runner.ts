@@ -1,5 +1,3 @@
-import { CRS4 } from '../support/crs-dirs.ts';
-import { fileURLToPath } from 'node:url';
 /**
  * Runs CRS regression cases in process: loads the rule set with the configuration the CRS project
  * uses for its own regression runs (paranoia level 4, DetectionOnly, test limits, the X-CRS-Test
@@ -8,6 +6,7 @@ import { fileURLToPath } from 'node:url';
  */
 import { basename, join } from 'node:path';
 import { existsSync } from 'node:fs';
+import { CRS3, CRS4, CRS4_VERSION, HAS_CRS3, crsRegressionTests, missing } from '../support/crs-dirs.ts';
 import { parseSecLang } from '#engine/waf/seclang';
 import { loadRuleSet } from '#engine/waf/ruleset';
 import { createWaf, GROUPS, type GroupId, type Waf } from '#engine/waf';
@@ -196,36 +195,41 @@ function pickLog(ov: Stage['expect'], base: Stage['expect']): Partial<Stage['exp
     : { status: ov.status ?? base.status };
 }
 
-/** The shared CRS regression data sits beside the checkout (`../shared/crs-regression`). */
-export const CRS_REGRESSION = fileURLToPath(new URL('../../../shared/crs-regression', import.meta.url));
+/** A suite to run, or why it cannot run here (what is missing and how to provide it). */
+export type SuiteChoice = { options: SuiteOptions } | { missing: string };
 
-export function v3Options(): SuiteOptions {
-  const rulesDir = process.env.CRS_V3_DIR ?? '/usr/share/modsecurity-crs';
-  const setup = process.env.CRS_V3_SETUP ?? '/etc/modsecurity/crs/crs-setup.conf';
-  const before = join('/etc/modsecurity/crs', 'REQUEST-900-EXCLUSION-RULES-BEFORE-CRS.conf');
-  const after = join('/etc/modsecurity/crs', 'RESPONSE-999-EXCLUSION-RULES-AFTER-CRS.conf');
+/** CRS 3.3.4: Debian's modsecurity-crs rules with the v3.3.4 cases (tests/support/crs-dirs.ts). */
+export function v3Options(): SuiteChoice {
+  const testsDir = crsRegressionTests('v3.3.4');
+  if (!HAS_CRS3 || testsDir === null)
+    return { missing: missing.crs3 ?? missing.regression('v3.3.4') ?? 'CRS 3.3.4 data missing' };
   return {
-    version: '3',
-    rulesDir,
-    setupFile: setup,
-    before: existsSync(before) ? [before] : [],
-    after: existsSync(after) ? [after] : [],
-    testsDir: process.env.CRS_V3_TESTS ?? join(process.env.CRS_REGRESSION_DIR ?? CRS_REGRESSION, 'v3.3.4/tests'),
+    options: {
+      version: '3',
+      rulesDir: CRS3.dir,
+      setupFile: CRS3.setup,
+      before: existsSync(CRS3.before) ? [CRS3.before] : [],
+      after: existsSync(CRS3.after) ? [CRS3.after] : [],
+      testsDir,
+    },
   };
 }
 
 /**
- * v4 needs a CRS 4 rule tree: CRS_V4_DIR, else the Go module cache (see tests/support/crs-dirs.ts).
- * The cases are v4.28.0's; the rules the module proxy serves here are coraza-coreruleset's v4.25.0.
+ * CRS v4: the rules of one release (RAMPART_CRS_V4_RULES) judged by the cases of the same release
+ * (RAMPART_CRS_REGRESSION/v4.25.0), with the deviations the CRS project accepts for Coraza.
  */
-export function v4Options(): SuiteOptions | undefined {
-  if (!CRS4) return undefined;
-  const base = join(process.env.CRS_REGRESSION_DIR ?? CRS_REGRESSION, 'v4.28.0');
+export function v4Options(): SuiteChoice {
+  const testsDir = crsRegressionTests(CRS4_VERSION);
+  if (!CRS4 || testsDir === null)
+    return { missing: missing.crs4 ?? missing.regression(CRS4_VERSION) ?? 'CRS v4 data missing' };
   return {
-    version: '4',
-    rulesDir: CRS4.dir,
-    ...(existsSync(CRS4.setup) ? { setupFile: CRS4.setup } : {}),
-    testsDir: join(base, 'tests'),
-    overrides: join(base, 'coraza-overrides.yaml'),
+    options: {
+      version: '4',
+      rulesDir: CRS4.dir,
+      ...(existsSync(CRS4.setup) ? { setupFile: CRS4.setup } : {}),
+      testsDir,
+      overrides: join(testsDir, '..', 'coraza-overrides.yaml'),
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createIntel, IP_CLASSIFICATIONS, type Intel } from '#engine/intel';
+import { skipAllWithout } from '../../support/skip.ts';
 import { CITY_DB, HAS_CITY_DB, LOAD_TIMEOUT } from './fixture.ts';
 
 let intel: Intel;
@@ -141,9 +142,15 @@ describe('garbage addresses', () => {
   });
 });
 
-describe.skipIf(!HAS_CITY_DB)('with the DB-IP city database configured', () => {
+describe('with the DB-IP city database configured', () => {
+  skipAllWithout(
+    HAS_CITY_DB
+      ? undefined
+      : `DB-IP city databases not found (${CITY_DB.join(', ')}): run node scripts/intel-fetch-city-db.mjs`,
+  );
   let withCity: Intel;
   beforeAll(async () => {
+    if (!HAS_CITY_DB) return;
     withCity = await createIntel({ cityDb: CITY_DB });
   }, LOAD_TIMEOUT);
 

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 /**
  * Reads the CRS regression cases for the libinjection-backed rules and turns each request into the
  * values those rules inspect, transformed the way the rules transform them. Deliberately simple:
@@ -9,9 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
-
-/** The shared CRS regression data sits beside the checkout (`../shared/crs-regression`). */
-export const CRS_ROOT = fileURLToPath(new URL('../../../../../shared/crs-regression', import.meta.url));
+import { crsRegressionTests } from '../../../support/crs-dirs.ts';
 
 export type RuleId = '941100' | '941101' | '942100' | '942101';
 export type CrsVersion = 'v3.3.4' | 'v4.28.0';
@@ -158,8 +155,11 @@ interface YamlTest {
   stages?: ({ stage?: { input?: StageInput; output?: StageOutput } } & { input?: StageInput; output?: StageOutput })[];
 }
 
+/** The cases of one rule; empty when the version's regression cases are absent (see crs-dirs.ts). */
 export function loadCases(version: CrsVersion, rule: RuleId): CrsCase[] {
-  const doc = parse(readFileSync(`${CRS_ROOT}/${version}/tests/${FILES[rule]}`, 'utf8')) as { tests?: YamlTest[] };
+  const dir = crsRegressionTests(version);
+  if (dir === null) return [];
+  const doc = parse(readFileSync(`${dir}/${FILES[rule]}`, 'utf8')) as { tests?: YamlTest[] };
   const out: CrsCase[] = [];
   for (const test of doc.tests ?? []) {
     const title = test.test_title ?? `${rule}-${test.test_id ?? '?'}`;

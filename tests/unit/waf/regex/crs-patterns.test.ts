@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { translatePcre } from '#engine/waf/regex';
-import { CRS3_RULES, findCrs4Rules, rxPatterns } from './crs-patterns.ts';
+import { CRS4, missing } from '../../../support/crs-dirs.ts';
+import { CRS3_RULES, rxPatterns } from './crs-patterns.ts';
 
 const RX_OPTIONS = { dotall: true, dollarEndOnly: true };
 
@@ -20,23 +20,21 @@ function failures(dir: string): string[] {
 }
 
 describe('CRS @rx patterns', () => {
-  it.skipIf(!existsSync(CRS3_RULES))('every CRS 3.3.4 pattern translates and compiles as a JavaScript RegExp', () => {
+  it('every CRS 3.3.4 pattern translates and compiles as a JavaScript RegExp', ({ skip }) => {
+    if (missing.crs3) skip(missing.crs3);
     const patterns = rxPatterns(CRS3_RULES);
     expect(patterns.length).toBeGreaterThan(250);
     expect(failures(CRS3_RULES)).toEqual([]);
   });
 
-  const v4 = findCrs4Rules();
-  it.skipIf(v4 === undefined)(
-    'every CRS v4 pattern (coraza-coreruleset in the Go module cache) translates and compiles',
-    () => {
-      const dir = v4 as string;
-      expect(rxPatterns(dir).length).toBeGreaterThan(250);
-      expect(failures(dir)).toEqual([]);
-    },
-  );
+  it('every CRS v4 pattern (RAMPART_CRS_V4_RULES) translates and compiles', ({ skip }) => {
+    if (!CRS4) return skip(missing.crs4);
+    expect(rxPatterns(CRS4.rules).length).toBeGreaterThan(250);
+    expect(failures(CRS4.rules)).toEqual([]);
+  });
 
-  it.skipIf(!existsSync(CRS3_RULES))('CRS 3.3.4 patterns behave on known attack samples', () => {
+  it('CRS 3.3.4 patterns behave on known attack samples', ({ skip }) => {
+    if (missing.crs3) skip(missing.crs3);
     const byId = (fragment: string): RegExp => {
       const p = rxPatterns(CRS3_RULES).find((x) => x.pattern.includes(fragment));
       if (!p) throw new Error(`no pattern with ${fragment}`);

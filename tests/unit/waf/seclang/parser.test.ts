@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatVariable, parseActions, parseSecLang, parseVariables } from '../../../../engine/waf/seclang/index.ts';
 import type { Directive } from '../../../../engine/waf/types.ts';
-import { CRS3, CRS4, HAS_CRS3 } from '../../../support/crs-dirs.ts';
+import { CRS3, CRS4, HAS_CRS3, missing } from '../../../support/crs-dirs.ts';
+import { skipAllWithout } from '../../../support/skip.ts';
 
 type Rule = Directive & { kind: 'rule' };
 
@@ -386,7 +387,8 @@ function parseFile(path: string): { rules: number; problems: unknown[] } {
   return { rules: countRules(directives), problems };
 }
 
-describe.skipIf(!HAS_CRS3)("Debian's CRS 3.3.4 parses without a problem", () => {
+describe("Debian's CRS 3.3.4 parses without a problem", () => {
+  skipAllWithout(missing.crs3);
   const files = HAS_CRS3
     ? readdirSync(CRS3.rules)
         .filter((f) => f.endsWith('.conf'))
@@ -410,7 +412,8 @@ describe.skipIf(!HAS_CRS3)("Debian's CRS 3.3.4 parses without a problem", () => 
   });
 });
 
-describe.skipIf(!CRS4)('CRS v4 parses without a problem', () => {
+describe('CRS v4 parses without a problem', () => {
+  skipAllWithout(missing.crs4);
   const files = CRS4
     ? readdirSync(CRS4.rules)
         .filter((f) => f.endsWith('.conf'))
