@@ -11,7 +11,7 @@ import {
   type Logger,
   type Role,
 } from '#engine/shared';
-import type { ConfigStore, AccountRecord, LinkPurpose, LinkRecord } from '#engine/config-store';
+import type { ConfigSlice, AccountRecord, LinkPurpose, LinkRecord } from '#engine/config-store';
 import { checkPasswordRule, hashPassword, normalisePassword, verifyPassword, DUMMY_HASH } from './password.ts';
 import { SlidingWindowLimiter } from './rate-limit.ts';
 import { SessionStore, type Session } from './sessions.ts';
@@ -32,7 +32,8 @@ export const LIMITS = {
 } as const;
 
 export interface AccountServiceDeps {
-  store: ConfigStore;
+  /** Accounts, single-use links, the audit trail and the signing secret (device cookies). */
+  store: ConfigSlice<'accounts' | 'links' | 'audit' | 'secrets'>;
   clock: Clock;
   random: Random;
   mailer: Mailer;

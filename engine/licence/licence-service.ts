@@ -1,5 +1,5 @@
 import { RampartError, DAY, MODULES, type Clock, type ModuleKey, type Edition } from '#engine/shared';
-import type { ConfigStore, FormalLicenceRecord, PurchaseRecord } from '#engine/config-store';
+import type { ConfigSlice, FormalLicenceRecord, PurchaseRecord } from '#engine/config-store';
 import { verifyLicence } from './licence-file.ts';
 
 export const TRIAL_DAYS = 30;
@@ -24,7 +24,8 @@ export interface LicenceView {
 }
 
 export interface LicenceServiceDeps {
-  store: ConfigStore;
+  /** The licence, the installation (its id and trial start) and the audit trail. */
+  store: ConfigSlice<'licence' | 'installation' | 'audit'>;
   clock: Clock;
   edition: Edition;
   /** The vendor's public key (PEM), or undefined when none is configured: imports are then refused. */
