@@ -1,8 +1,8 @@
-import type { Role } from '#engine/shared';
+import { PAGES, type Page, type Role } from '#engine/shared';
 
-/** Console pages (spec 1.6), the unit that roles grant. */
-export const PAGES = ['overview', 'logs', 'sites', 'logConfig', 'events', 'rules', 'enterprise'] as const;
-export type Page = (typeof PAGES)[number];
+// Console pages (spec 1.6), the unit that roles grant: listed in engine/shared, which the API contracts read too.
+export { PAGES };
+export type { Page };
 
 /**
  * Spec 5.2: administrator, the whole console; user, security overview, log configuration,

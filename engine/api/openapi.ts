@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Edition } from '#engine/shared';
-import type { AnyRoute } from './route.ts';
+import type { Contract } from './contracts/index.ts';
 import { STATUS_OF } from './http-errors.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -83,7 +83,7 @@ const errorResponse = (description: string): JsonObject => ({
 });
 
 /** The error answers a route can give by its declaration alone (input, sign-in, role, module, path). */
-function errorResponses(route: AnyRoute): Record<string, JsonObject> {
+function errorResponses(route: Contract): Record<string, JsonObject> {
   const out: Record<string, JsonObject> = {};
   if (route.params || route.query || route.body)
     out['400'] = errorResponse('Invalid input: field names the offending field');
@@ -103,15 +103,16 @@ function requireFields(schema: JsonObject, fields: readonly string[]): JsonObjec
 }
 
 /**
- * The OpenAPI 3.0 document of one edition, generated from the route declarations and nothing else.
+ * The OpenAPI 3.0 document of one edition, generated from the operations' contracts and nothing else
+ * (a route still declared with defineRoute is its own contract).
  * Each operation carries `x-rampart-access` (`public`, `signedIn` or the roles that may call it) and,
  * when it needs one, `x-rampart-module`: the security run checks answers against them.
  */
-export function buildOpenApi(routes: readonly AnyRoute[], version: string, edition: Edition): JsonObject {
+export function buildOpenApi(contracts: readonly Contract[], version: string, edition: Edition): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   const schemas = new SchemaConverter();
   const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonObject => schemas.convert(schema, io);
-  for (const route of routes) {
+  for (const route of contracts) {
     const path = '/api/v1' + route.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const parameters: JsonObject[] = [];
     for (const [where, schema] of [

@@ -1,12 +1,10 @@
 import type { z } from 'zod';
 import type { FastifyReply } from 'fastify';
-import type { Edition, ModuleKey, Role } from '#engine/shared';
+import type { Edition, ModuleKey } from '#engine/shared';
 import type { AccountRecord, Session } from './deps.ts';
+import type { Access, BodyOf, Contract, HttpMethod, ParamsOf, QueryOf, ResponseOf } from './contracts/index.ts';
 
-/** Who may call a route: anyone, anyone signed in, or the listed roles. */
-export type Access = 'public' | 'signedIn' | readonly Role[];
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { Access, HttpMethod };
 
 export interface Caller {
   account: AccountRecord;
@@ -58,23 +56,9 @@ export interface Download {
 }
 
 /** A route with its type parameters erased, as the registry holds them. */
-export interface AnyRoute {
-  method: HttpMethod;
-  path: string;
-  operationId: string;
-  summary: string;
-  tag: string;
-  access: Access;
-  module?: ModuleKey;
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
-  status?: 200 | 201 | 204;
-  response?: z.ZodType;
-  produces?: 'json' | 'download';
-  downloadType?: string;
-  requiredInEdition?: Partial<Record<Edition, readonly string[]>>;
-  bodyLimit?: number;
+export interface AnyRoute extends Contract {
+  /** The contract the route is bound to (absent on routes still declared with defineRoute). */
+  contract?: Contract;
   handler(ctx: RouteContext<unknown, unknown, unknown>): Promise<unknown>;
 }
 
@@ -82,4 +66,23 @@ export function defineRoute<P = undefined, Q = undefined, B = undefined, R = und
   def: RouteDef<P, Q, B, R>,
 ): AnyRoute {
   return def as unknown as AnyRoute;
+}
+
+/** What a bound handler returns: the response's type, a file for a download, nothing for 204. */
+export type HandlerResult<C extends Contract> = C['produces'] extends 'download'
+  ? Download
+  : C['response'] extends z.ZodType
+    ? ResponseOf<C>
+    : void;
+
+export type Handler<C extends Contract> = (
+  ctx: RouteContext<ParamsOf<C>, QueryOf<C>, BodyOf<C>>,
+) => Promise<HandlerResult<C>> | HandlerResult<C>;
+
+/**
+ * Binds a handler to its contract: the contract says where the route lives, who may call it and
+ * what goes in and out (parsed before the handler runs, checked after); the handler only does it.
+ */
+export function bindRoute<const C extends Contract>(contract: C, handler: Handler<C>): AnyRoute {
+  return { ...contract, contract, handler: handler as AnyRoute['handler'] };
 }

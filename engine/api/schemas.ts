@@ -1,63 +1,10 @@
-import { z } from 'zod';
-import { MODULES, ROLES } from '#engine/shared';
-import { PAGES, ROLE_PAGES } from '#engine/accounts';
+import { ROLE_PAGES } from '#engine/accounts';
 import type { AccountRecord } from './deps.ts';
+import type { AccountView } from './contracts/index.ts';
 
-/** Input limits stated once; the README of this module lists them for people. */
-export const LIMITS = {
-  email: 254,
-  password: 128,
-  token: 128,
-  licence: 64 * 1024,
-  id: 64,
-} as const;
-
-export const email = z
-  .string({ error: 'must be a string' })
-  .trim()
-  .max(LIMITS.email, `must be at most ${LIMITS.email} characters`)
-  .pipe(z.email({ error: 'must be a valid e-mail address' }))
-  .meta({ format: 'email' });
-
-/**
- * Length and classes are checked by the password rule, which gives the precise reason; the
- * document states the rule for people and for generated clients.
- */
-export const password = z
-  .string({ error: 'must be a string' })
-  .min(1, 'is required')
-  .max(LIMITS.password, `must be at most ${LIMITS.password} characters`)
-  .meta({
-    description:
-      'A new password must be 8 to 16 characters (counted after Unicode NFKC normalisation, the form that is hashed), ' +
-      'mix at least 3 of uppercase letters, lowercase letters, digits and symbols, and not be a commonly used password',
-  });
-
-export const role = z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` });
-
-export const idParams = z.object({ id: z.string().min(1).max(LIMITS.id) }).strict();
-
-export const linkToken = z
-  .string()
-  .min(1, 'is required')
-  .max(LIMITS.token, `must be at most ${LIMITS.token} characters`);
-
-const timestamp = z.number().int().describe('UTC epoch milliseconds');
-
-export const accountView = z.object({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  role: z.enum(ROLES),
-  tenant: z.boolean(),
-  status: z.enum(['pending', 'activated']),
-  enabled: z.boolean(),
-  createdAt: timestamp,
-  activatedAt: timestamp.nullable(),
-  lastSignInAt: timestamp.nullable(),
-  permissions: z.array(z.enum(PAGES)),
-});
-export type AccountView = z.infer<typeof accountView>;
+// The contracts (and the schemas they are made of), for the routes: a route file imports them from
+// here, as a file in another folder of this module is out of its reach by the lint's module rule.
+export * from './contracts/index.ts';
 
 export function toAccountView(a: AccountRecord): AccountView {
   return {
@@ -74,42 +21,3 @@ export function toAccountView(a: AccountRecord): AccountView {
     permissions: [...ROLE_PAGES[a.role]],
   };
 }
-
-export const linkDelivery = z.object({
-  emailSent: z.boolean(),
-  link: z.string().nullable().describe('Present only when the e-mail could not be sent'),
-  mailError: z.string().nullable(),
-  expiresAt: timestamp,
-});
-
-export const moduleKey = z.enum(MODULES);
-
-export interface MenuItem {
-  id: string;
-  path: string;
-  children?: MenuItem[];
-}
-
-export const menuItem: z.ZodType<MenuItem> = z
-  .lazy(() => z.object({ id: z.string(), path: z.string(), children: z.array(menuItem).optional() }))
-  .meta({ id: 'MenuItem' });
-
-export const sessionView = z.object({
-  account: accountView,
-  csrfToken: z.string(),
-  idleExpiresAt: timestamp,
-  absoluteExpiresAt: timestamp,
-  edition: z.enum(['A', 'B']),
-  version: z.string(),
-  smtpConfigured: z.boolean(),
-  navigation: z.array(menuItem),
-});
-
-export const listQuery = {
-  limit: z.coerce.number().int().min(1, 'must be at least 1').max(200, 'must be at most 200').default(50),
-  cursor: z.string().max(200).optional(),
-};
-
-export const booleanQuery = z
-  .enum(['true', 'false'], { error: 'must be true or false' })
-  .transform((v) => v === 'true');

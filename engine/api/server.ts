@@ -13,12 +13,12 @@ import staticFiles from '@fastify/static';
 import type { z } from 'zod';
 import {
   RampartError,
+  errorBody as body,
   isRampartError,
   parseJsonStrict,
   safeEqual,
   validationFailed,
-  type ErrorCode,
-  type FieldProblem,
+  zodProblems,
 } from '#engine/shared';
 import type { ApiDeps } from './deps.ts';
 import type { AnyRoute, Caller, Download } from './route.ts';
@@ -76,25 +76,6 @@ export interface BuildOptions {
   https?: { cert: Buffer; key: Buffer };
   trustProxy?: boolean;
   logger?: FastifyServerOptions['loggerInstance'];
-}
-
-interface ErrorBody {
-  error: {
-    code: ErrorCode;
-    message: string;
-    field?: string;
-    params?: Record<string, unknown>;
-    /** Every bad field when there are several (the first is also `field` / `message`). */
-    problems?: FieldProblem[];
-  };
-}
-
-function body(error: RampartError): ErrorBody {
-  const out: ErrorBody = { error: { code: error.code, message: error.message } };
-  if (error.field) out.error.field = error.field;
-  if (Object.keys(error.params).length > 0) out.error.params = { ...error.params };
-  if (error.problems.length > 1) out.error.problems = error.problems.map((p) => ({ ...p }));
-  return out;
 }
 
 /**
@@ -167,15 +148,9 @@ function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: 
   if (!schema) return undefined as T;
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
-  // Every bad field in one answer: the console marks them all.
-  const problems = result.error.issues.map((issue): FieldProblem => {
-    let field = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') field = [field, issue.keys[0]].filter(Boolean).join('.');
-    const name = field || where;
-    const message = issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message;
-    return { field: name, message: `${name}: ${message}` };
-  });
-  throw validationFailed(problems);
+  // Every bad field in one answer, each with zod's issue code and bounds: the console marks them
+  // all and says each in its own language.
+  throw validationFailed(zodProblems(result.error, where));
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

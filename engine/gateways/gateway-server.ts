@@ -1,7 +1,18 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { BlockList, isIP, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { RampartError, parseJsonStrict, safeEqual, type Clock, type Logger } from '#engine/shared';
+import { z } from 'zod';
+import {
+  HTTP_STATUS_OF,
+  RampartError,
+  errorBody,
+  parseJsonStrict,
+  safeEqual,
+  validationFailed,
+  zodProblems,
+  type Clock,
+  type Logger,
+} from '#engine/shared';
 import type { SitesService, CompiledSite } from '#engine/sites';
 import type { LogStore } from '#engine/log-store';
 import {
@@ -151,9 +162,67 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   }
 }
 
-function errorBody(error: RampartError): { error: { code: string; message: string; field?: string } } {
-  return { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } };
-}
+/** The largest header value, and the most headers, a plug-in-less check may carry. */
+const CHECK_HEADER_VALUE_MAX = 16_384;
+const CHECK_HEADERS_MAX = 200;
+
+/**
+ * The gateway API's contract for plug-in-less checks (`POST /_rampart/check`, keyed by
+ * X-Rampart-Site and X-Rampart-Key): the request the gateway saw, and the verdict it acts on. A
+ * refused input answers 400 in the console API's error body, naming the field, with zod's issue
+ * code and bounds as params. Unknown fields are ignored (gateways of newer versions may send more).
+ */
+export const checkContract = {
+  method: 'POST',
+  path: '/_rampart/check',
+  body: z.object(
+    {
+      method: z
+        .string({ error: 'must be a string of at most 16 characters' })
+        .max(16, 'must be a string of at most 16 characters')
+        .nullish()
+        .transform((value) => value ?? 'GET'),
+      uri: z
+        .string({ error: 'must be a string of at most 8192 characters' })
+        .max(8192, 'must be a string of at most 8192 characters'),
+      host: z
+        .string({ error: 'must be a string of at most 253 characters' })
+        .max(253, 'must be a string of at most 253 characters')
+        .nullish(),
+      remoteAddr: z
+        .string({ error: 'must be an IPv4 or IPv6 address' })
+        .refine((value) => isIP(value) !== 0, { message: 'must be an IPv4 or IPv6 address', params: { format: 'ip' } }),
+      headers: z
+        .record(
+          z.string(),
+          z
+            .string({ error: `must be a string of at most ${CHECK_HEADER_VALUE_MAX} characters` })
+            .max(CHECK_HEADER_VALUE_MAX, `must be a string of at most ${CHECK_HEADER_VALUE_MAX} characters`),
+          { error: 'must be an object of header names to values' },
+        )
+        .refine((headers) => Object.keys(headers).length <= CHECK_HEADERS_MAX, {
+          message: `at most ${CHECK_HEADERS_MAX} headers`,
+          params: { maximum: CHECK_HEADERS_MAX },
+        })
+        .optional(),
+      bodyBase64: z
+        .string({ error: `must be a string of at most ${GATEWAY_BODY_LIMIT} characters` })
+        .max(GATEWAY_BODY_LIMIT, `must be a string of at most ${GATEWAY_BODY_LIMIT} characters`)
+        .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64')
+        .optional(),
+    },
+    { error: 'must be a JSON object' },
+  ),
+  response: z.object({
+    action: z.enum(['pass', 'reload', 'block']),
+    guard_status: z.string(),
+    status: z.number(),
+    src_ip: z.string(),
+    waf_triggered_rules: z.array(z.string()),
+    waf_triggered_categories: z.array(z.string()),
+    waf_triggered_score: z.number(),
+  }),
+} as const;
 
 /**
  * The gateway API (default port 9081): nginx `auth_request` verdicts, plug-in-less JSON checks,
@@ -173,7 +242,10 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   const errorAnswer = (error: unknown): VerdictAnswer => {
     const known = error instanceof RampartError ? error : new RampartError('INTERNAL', 'Internal error');
     if (!(error instanceof RampartError)) logger.error({ err: error }, 'verdict failed');
-    const status = known.code === 'ACCESS_KEY_INVALID' ? 401 : known.code === 'SITE_UNKNOWN' ? 404 : 500;
+    // nginx's auth_request reads 401 as "reload" and 403 as "block": any failure but a wrong key or
+    // an unknown site is a 500, whatever the shared table says of its code.
+    const status =
+      known.code === 'ACCESS_KEY_INVALID' || known.code === 'SITE_UNKNOWN' ? HTTP_STATUS_OF[known.code] : 500;
     return { status, json: JSON.stringify(errorBody(known)) };
   };
   const verdictAnswer = (headers: Headers, method: string, peer: string, body: Buffer | undefined): VerdictAnswer => {
@@ -290,8 +362,10 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof RampartError) {
-      const status = error.code === 'ACCESS_KEY_INVALID' ? 401 : error.code === 'SITE_UNKNOWN' ? 404 : 400;
-      return reply.status(status).send(errorBody(error));
+      if (error.code === 'RATE_LIMITED' && typeof error.params.retryAfterSeconds === 'number') {
+        void reply.header('retry-after', String(error.params.retryAfterSeconds));
+      }
+      return reply.status(HTTP_STATUS_OF[error.code]).send(errorBody(error));
     }
     const e = error as { statusCode?: number; code?: string };
     if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -430,58 +504,33 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   app.post('/_rampart/check', (request, reply) => {
     const site = siteOf(request, true);
     sites.markSeen(site.id);
-    const body = request.body as {
-      method?: unknown;
-      uri?: unknown;
-      host?: unknown;
-      remoteAddr?: unknown;
-      headers?: unknown;
-      bodyBase64?: unknown;
-    } | null;
-    const field = (name: string, value: unknown, max: number): string => {
-      if (typeof value !== 'string' || value.length > max) {
-        throw new RampartError('VALIDATION_FAILED', `${name}: must be a string of at most ${max} characters`, {
-          field: name,
-        });
-      }
-      return value;
-    };
-    const ipField = (name: string, value: unknown): string => {
-      if (typeof value !== 'string' || isIP(value) === 0) {
-        throw new RampartError('VALIDATION_FAILED', `${name}: must be an IPv4 or IPv6 address`, { field: name });
-      }
-      return value;
-    };
-    if (typeof body !== 'object' || body === null)
-      throw new RampartError('VALIDATION_FAILED', 'body: must be a JSON object', { field: 'body' });
+    const parsed = checkContract.body.safeParse(request.body);
+    if (!parsed.success) throw validationFailed(zodProblems(parsed.error, 'body'));
+    const body = parsed.data;
     const headers: Record<string, string> = {};
-    if (body.headers !== undefined) {
-      if (typeof body.headers !== 'object' || body.headers === null || Array.isArray(body.headers)) {
-        throw new RampartError('VALIDATION_FAILED', 'headers: must be an object of header names to values', {
-          field: 'headers',
-        });
-      }
-      const entries = Object.entries(body.headers as Record<string, unknown>);
-      if (entries.length > 200)
-        throw new RampartError('VALIDATION_FAILED', 'headers: at most 200 headers', { field: 'headers' });
-      for (const [name, value] of entries) headers[name.toLowerCase()] = field(`headers.${name}`, value, 16_384);
+    for (const [name, value] of Object.entries(body.headers ?? {})) headers[name.toLowerCase()] = value;
+    const host = body.host ?? headers.host ?? '';
+    if (host.length > 253) {
+      throw validationFailed([
+        {
+          field: 'host',
+          message: 'host: must be a string of at most 253 characters',
+          params: { code: 'too_big', maximum: 253, origin: 'string', inclusive: true },
+        },
+      ]);
     }
     const facts: RequestFacts = {
-      method: field('method', body.method ?? 'GET', 16),
+      method: body.method,
       scheme: 'http',
-      host: field('host', body.host ?? headers.host ?? '', 253),
-      uri: field('uri', body.uri, 8192),
+      host,
+      uri: body.uri,
       protocol: 'HTTP/1.1',
-      remoteAddr: ipField('remoteAddr', body.remoteAddr),
+      remoteAddr: body.remoteAddr,
       headers,
       requestId: headers['x-request-id'] ?? '',
     };
     if (body.bodyBase64 !== undefined) {
-      const encoded = field('bodyBase64', body.bodyBase64, GATEWAY_BODY_LIMIT);
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
-        throw new RampartError('VALIDATION_FAILED', 'bodyBase64: must be base64', { field: 'bodyBase64' });
-      }
-      const decoded = Buffer.from(encoded, 'base64');
+      const decoded = Buffer.from(body.bodyBase64, 'base64');
       if (decoded.length > 0)
         facts.body = decoded.length > bodyLimit + 1 ? decoded.subarray(0, bodyLimit + 1) : decoded;
     }
@@ -495,7 +544,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       waf_triggered_rules: verdict.waf.ruleIds,
       waf_triggered_categories: verdict.waf.categories,
       waf_triggered_score: verdict.waf.score,
-    });
+    } satisfies z.input<typeof checkContract.response>);
   });
 
   app.post('/_rampart/heartbeat', (request, reply) => {

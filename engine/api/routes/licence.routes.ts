@@ -1,83 +1,12 @@
-import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '../route.ts';
+import { bindRoute, type AnyRoute } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
-import { moduleKey, LIMITS } from '../schemas.ts';
-
-const ADMIN = ['administrator'] as const;
-
-const licenceView = z.object({
-  enterpriseId: z.string(),
-  customerName: z.string(),
-  versionType: z.enum(['trial', 'formal']),
-  edition: z.enum(['A', 'B']),
-  trialEndsAt: z.number().nullable(),
-  importedAt: z.number().nullable(),
-  modules: z.array(
-    z.object({
-      module: moduleKey,
-      state: z.enum(['activated', 'not_purchased', 'expired']),
-      expiresAt: z.number().nullable(),
-    }),
-  ),
-  vendorKeyConfigured: z.boolean(),
-});
-
-const purchase = z.object({
-  orderTime: z.number(),
-  orderNumber: z.string(),
-  product: z.string(),
-  expiresAt: z.number(),
-  status: z.string(),
-  remark: z.string(),
-});
+import { getLicence, importLicence, listPurchases, renewPurchase } from '../schemas.ts';
 
 export function licenceRoutes(deps: ApiDeps): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'GET',
-      path: '/licence',
-      operationId: 'getLicence',
-      summary: 'Enterprise information, version type and activation contents',
-      tag: 'enterprise',
-      access: ADMIN,
-      response: licenceView,
-      handler: () => deps.licence.view(),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/licence',
-      operationId: 'importLicence',
-      summary: 'Import a vendor-signed licence file',
-      tag: 'enterprise',
-      access: ADMIN,
-      body: z
-        .object({
-          content: z.string().min(1, 'is required').max(LIMITS.licence, `must be at most ${LIMITS.licence} characters`),
-        })
-        .strict(),
-      response: licenceView,
-      handler: ({ body }) => deps.licence.import(body.content),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/licence/purchases',
-      operationId: 'listPurchases',
-      summary: 'Purchase records',
-      tag: 'enterprise',
-      access: ADMIN,
-      response: z.object({ items: z.array(purchase) }),
-      handler: () => ({ items: deps.licence.purchases() }),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/licence/purchases/:orderNumber/renew',
-      operationId: 'renewPurchase',
-      summary: 'Renew an order: answers 409 RENEW_CONTACT_SALES, as channel sales handle renewals',
-      tag: 'enterprise',
-      access: ADMIN,
-      params: z.object({ orderNumber: z.string().min(1).max(64) }).strict(),
-      status: 204,
-      handler: ({ params }) => deps.licence.renew(params.orderNumber),
-    }),
+    bindRoute(getLicence, () => deps.licence.view()),
+    bindRoute(importLicence, ({ body }) => deps.licence.import(body.content)),
+    bindRoute(listPurchases, () => ({ items: deps.licence.purchases() })),
+    bindRoute(renewPurchase, ({ params }) => deps.licence.renew(params.orderNumber)),
   ];
 }

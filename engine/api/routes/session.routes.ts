@@ -1,10 +1,19 @@
-import { z } from 'zod';
 import type { FastifyReply } from 'fastify';
 import { LIMITS, type SignedIn } from '#engine/accounts';
-import { defineRoute, type AnyRoute, type Caller } from '../route.ts';
+import { bindRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
-import { email, password, sessionView, toAccountView, linkToken } from '../schemas.ts';
 import { navigationFor } from '../navigation.ts';
+import {
+  toAccountView,
+  completeLink,
+  completeSetup,
+  getSession,
+  getSetupStatus,
+  inspectLink,
+  signIn,
+  signOut,
+  type SessionView,
+} from '../schemas.ts';
 
 export const SESSION_COOKIE = 'rampart_session';
 /**
@@ -13,8 +22,6 @@ export const SESSION_COOKIE = 'rampart_session';
  */
 export const DEVICE_COOKIE = 'rampart_device';
 const DEVICE_COOKIE_PATH = '/api/v1/session';
-
-type SessionView = z.infer<typeof sessionView>;
 
 export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
   const view = (caller: Caller): SessionView => {
@@ -49,89 +56,22 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
   };
 
   return [
-    defineRoute({
-      method: 'GET',
-      path: '/setup',
-      operationId: 'getSetupStatus',
-      summary: 'Whether first-run setup is still needed',
-      tag: 'session',
-      access: 'public',
-      response: z.object({ needed: z.boolean() }),
-      handler: () => ({ needed: deps.accounts.needsSetup() }),
+    bindRoute(getSetupStatus, () => ({ needed: deps.accounts.needsSetup() })),
+    bindRoute(completeSetup, async ({ body, reply }) => startSession(reply, await deps.accounts.setup(body))),
+    bindRoute(signIn, async ({ body, ip, reply }) =>
+      startSession(
+        reply,
+        await deps.accounts.signIn(body.email, body.password, ip, reply.request.cookies[DEVICE_COOKIE]),
+      ),
+    ),
+    bindRoute(getSession, ({ caller }) => view(caller!)),
+    bindRoute(signOut, ({ caller, reply }) => {
+      deps.accounts.signOut(caller!.session.id);
+      reply.clearCookie(SESSION_COOKIE, { path: '/' });
     }),
-    defineRoute({
-      method: 'POST',
-      path: '/setup',
-      operationId: 'completeSetup',
-      summary: 'Create the tenant administrator (only while no account exists) and sign in',
-      tag: 'session',
-      access: 'public',
-      body: z.object({ email, password }).strict(),
-      status: 201,
-      response: sessionView,
-      handler: async ({ body, reply }) => startSession(reply, await deps.accounts.setup(body)),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/session',
-      operationId: 'signIn',
-      summary: 'Sign in with e-mail and password',
-      tag: 'session',
-      access: 'public',
-      body: z.object({ email, password }).strict(),
-      response: sessionView,
-      handler: async ({ body, ip, reply }) =>
-        startSession(
-          reply,
-          await deps.accounts.signIn(body.email, body.password, ip, reply.request.cookies[DEVICE_COOKIE]),
-        ),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/session',
-      operationId: 'getSession',
-      summary: 'The current session: account, CSRF token, menus',
-      tag: 'session',
-      access: 'signedIn',
-      response: sessionView,
-      handler: ({ caller }) => view(caller!),
-    }),
-    defineRoute({
-      method: 'DELETE',
-      path: '/session',
-      operationId: 'signOut',
-      summary: 'Sign out',
-      tag: 'session',
-      access: 'signedIn',
-      status: 204,
-      handler: ({ caller, reply }) => {
-        deps.accounts.signOut(caller!.session.id);
-        reply.clearCookie(SESSION_COOKIE, { path: '/' });
-      },
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/links/inspect',
-      operationId: 'inspectLink',
-      summary: 'What an e-mailed activation or reset link is for',
-      tag: 'session',
-      access: 'public',
-      body: z.object({ token: linkToken }).strict(),
-      response: z.object({ purpose: z.enum(['activate', 'reset']), email: z.string(), expiresAt: z.number() }),
-      handler: ({ body }) => deps.accounts.inspectLink(body.token),
-    }),
-    defineRoute({
-      method: 'POST',
-      path: '/links/complete',
-      operationId: 'completeLink',
-      summary: 'Use an activation or reset link: set the password',
-      tag: 'session',
-      access: 'public',
-      body: z.object({ token: linkToken, password }).strict(),
-      status: 204,
-      handler: async ({ body }) => {
-        await deps.accounts.completeLink(body.token, body.password);
-      },
+    bindRoute(inspectLink, ({ body }) => deps.accounts.inspectLink(body.token)),
+    bindRoute(completeLink, async ({ body }) => {
+      await deps.accounts.completeLink(body.token, body.password);
     }),
   ];
 }

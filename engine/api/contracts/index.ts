@@ -1,0 +1,42 @@
+/**
+ * The console API's contracts: one per operation (method, path, operationId, access, licensed
+ * module, zod schemas of params / query / body / response). The engine binds handlers to them, the
+ * OpenAPI document is generated from them, and the console calls them. They import only zod and
+ * engine/shared (plain vocabulary, the site shape, the error body), never an engine module, Fastify
+ * or Node: the console bundles them as they are.
+ */
+import type { Contract } from './contract.ts';
+import * as system from './system.contract.ts';
+import * as session from './session.contract.ts';
+import * as accounts from './accounts.contract.ts';
+import * as licence from './licence.contract.ts';
+import * as sites from './sites.contract.ts';
+
+export { defineContract } from './contract.ts';
+export type { Access, Contract, HttpMethod, InputOf, ParamsOf, QueryOf, BodyOf, ResponseOf } from './contract.ts';
+export * from './common.schema.ts';
+export * from './system.contract.ts';
+export * from './session.contract.ts';
+export * from './accounts.contract.ts';
+export * from './licence.contract.ts';
+export * from './sites.contract.ts';
+export type { ErrorBody } from '#engine/shared';
+
+const isContract = (value: unknown): value is Contract =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Contract).operationId === 'string' &&
+  typeof (value as Contract).method === 'string';
+
+/**
+ * Every contract, by domain. (The basic-rules and rule-set operations are still declared with
+ * their handlers in engine/api/routes/basic-rules.routes.ts and move here later.)
+ */
+export const CONTRACTS: Readonly<Record<string, readonly Contract[]>> = Object.fromEntries(
+  Object.entries({ system, session, accounts, licence, sites }).map(([domain, exports]) => [
+    domain,
+    Object.values(exports).filter(isContract),
+  ]),
+);
+
+export const ALL_CONTRACTS: readonly Contract[] = Object.values(CONTRACTS).flat();

@@ -1,0 +1,293 @@
+import { z } from 'zod';
+import { siteGlobalInputSchema, siteInputSchema } from '#engine/shared';
+import { defineContract } from './contract.ts';
+import { idParams } from './common.schema.ts';
+
+/** Spec 5.2: administrators and users manage sites (configuration management). */
+const MANAGERS = ['administrator', 'user'] as const;
+
+/**
+ * The Access Key lets a gateway ask for verdicts, and rotating it cuts every gateway off: reading
+ * it and rotating it are for administrators. Everyone who manages sites sees that a key is set and
+ * its last characters (to match a gateway's bundle against it).
+ */
+const KEY_HOLDERS = ['administrator'] as const;
+
+/** What a site is given as: the one site shape (engine/shared/site-shape.ts), also the console form's schema. */
+export { siteInputSchema, siteGlobalInputSchema };
+
+const list = z.object({
+  pathEnabled: z.boolean(),
+  paths: z.array(z.string()),
+  ipEnabled: z.boolean(),
+  ips: z.array(z.string()),
+});
+
+export const siteStatus = z.object({
+  connected: z.boolean(),
+  protection: z.boolean(),
+  lastHeartbeatAt: z.number().nullable(),
+  keeperVersion: z.string().nullable(),
+});
+
+export const siteView = z.object({
+  id: z.string(),
+  name: z.string(),
+  domain: z.string(),
+  runMode: z.enum(['pass', 'monitor', 'block']),
+  accessMethod: z.enum(['plugin', 'pluginless', 'cname', 'bypass']),
+  listMode: z.enum(['all', 'only_listed', 'except_listed']),
+  checkList: list,
+  passList: list,
+  blockList: list,
+  tokenCookieName: z.string(),
+  identityCookieName: z.string(),
+  tokenExpirySeconds: z.number(),
+  blockStatus: z.number(),
+  blockContent: z.string(),
+  reloadStatus: z.number(),
+  reloadContent: z.string(),
+  browserFeatureDetection: z.boolean(),
+  queryThreatStore: z.boolean(),
+  hideServerInfo: z.boolean(),
+  sourceIp: z.object({
+    mode: z.enum(['default', 'x_real_ip', 'xff', 'custom']),
+    xffMode: z.enum(['leftmost', 'filter', 'rightmost']),
+    trustedSources: z.array(z.string()),
+    customHeader: z.string(),
+  }),
+  accountExtraction: z.object({
+    enabled: z.boolean(),
+    loginPath: z.string(),
+    usernameSelector: z.string(),
+    successSelector: z.string(),
+    successText: z.string(),
+    failureSelector: z.string(),
+    failureText: z.string(),
+  }),
+  miniProgramProtection: z.boolean(),
+  antiBot: z.object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() }),
+  powDifficulty: z.number(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  status: siteStatus,
+});
+export type SiteView = z.infer<typeof siteView>;
+
+export const siteGlobalView = z.object({
+  tokenCookieName: z.string(),
+  identityCookieName: z.string(),
+  tokenExpirySeconds: z.number(),
+  ipLock: z.boolean(),
+  accessKeySet: z.boolean(),
+  accessKeyMasked: z.string().describe('The Access Key behind dots but for its last 4 characters'),
+  accessKey: z
+    .string()
+    .optional()
+    .describe('The Access Key in clear: administrators only (for the console, use revealAccessKey)'),
+});
+export type SiteGlobalView = z.infer<typeof siteGlobalView>;
+
+export const accessKeyView = z.object({ accessKey: z.string() });
+
+export const gatewayAddressView = z.object({
+  address: z.string().describe('host:port that plugin bundles tell gateways to reach the gateway API at'),
+  source: z
+    .enum(['console', 'environment', 'detected'])
+    .describe('set in the console, given at start-up, or worked out'),
+  automatic: z.string().describe('the address used when none is set in the console'),
+  listening: z.string().describe('where the gateway API listens'),
+});
+
+export const gatewayAddressInput = z
+  .object({
+    address: z.string().trim().max(300, 'must be at most 300 characters').describe("host:port, or '' for automatic"),
+  })
+  .strict();
+
+export const connectionTestView = z.object({
+  address: z.string(),
+  reachable: z.boolean().describe("the address answers as this appliance's gateway API"),
+  problem: z.enum(['refused', 'timeout', 'unresolved', 'not_rampart', 'unreachable']).nullable(),
+  detail: z.string().nullable(),
+  elapsedMs: z.number(),
+  heartbeat: z.object({
+    connected: z.boolean(),
+    lastHeartbeatAt: z.number().nullable(),
+    from: z.string().nullable().describe("the gateway's address as the appliance saw it"),
+    keeperVersion: z.string().nullable(),
+  }),
+});
+
+export const antiBotInput = z
+  .object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() })
+  .strict();
+
+export const listSites = defineContract({
+  method: 'GET',
+  path: '/sites',
+  operationId: 'listSites',
+  summary: 'Sites, newest first, with connection status; search by name or domain',
+  tag: 'sites',
+  access: MANAGERS,
+  query: z.object({ search: z.string().max(64, 'must be at most 64 characters').optional() }).strict(),
+  response: z.object({ items: z.array(siteView) }),
+});
+
+export const createSite = defineContract({
+  method: 'POST',
+  path: '/sites',
+  operationId: 'createSite',
+  summary: 'Create a site (and its access log configuration)',
+  tag: 'sites',
+  access: MANAGERS,
+  body: siteInputSchema,
+  requiredInEdition: { B: ['domain'] },
+  status: 201,
+  response: siteView,
+});
+
+export const getSite = defineContract({
+  method: 'GET',
+  path: '/sites/:id',
+  operationId: 'getSite',
+  summary: 'One site with its status (refresh)',
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  response: siteView,
+});
+
+export const updateSite = defineContract({
+  method: 'PUT',
+  path: '/sites/:id',
+  operationId: 'updateSite',
+  summary: 'Replace a site configuration',
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  body: siteInputSchema,
+  requiredInEdition: { B: ['domain'] },
+  response: siteView,
+});
+
+export const copySite = defineContract({
+  method: 'POST',
+  path: '/sites/:id/copy',
+  operationId: 'copySite',
+  summary: 'Copy a site under a new name',
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  status: 201,
+  response: siteView,
+});
+
+export const deleteSite = defineContract({
+  method: 'DELETE',
+  path: '/sites/:id',
+  operationId: 'deleteSite',
+  summary: 'Delete a site and its access log configuration',
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  status: 204,
+});
+
+export const downloadSitePlugin = defineContract({
+  method: 'GET',
+  path: '/sites/:id/plugin',
+  operationId: 'downloadSitePlugin',
+  summary: 'Download the nginx plugin bundle of a plugin-access site (.tar.gz)',
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  produces: 'download',
+  downloadType: 'application/gzip',
+});
+
+export const testSiteConnection = defineContract({
+  method: 'POST',
+  path: '/sites/:id/connection-test',
+  operationId: 'testSiteConnection',
+  summary: "Test a plugin site's gateway connection: whether the advertised address answers, and the last heartbeat",
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  response: connectionTestView,
+});
+
+export const getGatewayAddress = defineContract({
+  method: 'GET',
+  path: '/gateway-address',
+  operationId: 'getGatewayAddress',
+  summary: 'The address plugin bundles tell gateways to reach Rampart at',
+  tag: 'sites',
+  access: MANAGERS,
+  response: gatewayAddressView,
+});
+
+export const setGatewayAddress = defineContract({
+  method: 'PUT',
+  path: '/gateway-address',
+  operationId: 'setGatewayAddress',
+  summary:
+    "Set the address plugin bundles advertise ('' for automatic; administrators); download bundles again afterwards",
+  tag: 'sites',
+  access: ['administrator'],
+  body: gatewayAddressInput,
+  response: gatewayAddressView,
+});
+
+export const updateSiteAntiBot = defineContract({
+  method: 'PUT',
+  path: '/sites/:id/anti-bot',
+  operationId: 'updateSiteAntiBot',
+  summary: 'Anti-bot rules of a site (edition B): master switch and per-type switches',
+  tag: 'rules',
+  access: MANAGERS,
+  params: idParams,
+  body: antiBotInput,
+  response: siteView,
+});
+
+export const getSiteGlobal = defineContract({
+  method: 'GET',
+  path: '/site-global',
+  operationId: 'getSiteGlobal',
+  summary: 'Global site configuration: cookie names, expiry, IP lock, whether an Access Key is set',
+  tag: 'sites',
+  access: MANAGERS,
+  response: siteGlobalView,
+});
+
+export const updateSiteGlobal = defineContract({
+  method: 'PUT',
+  path: '/site-global',
+  operationId: 'updateSiteGlobal',
+  summary: 'Change the global site configuration',
+  tag: 'sites',
+  access: MANAGERS,
+  body: siteGlobalInputSchema,
+  response: siteGlobalView,
+});
+
+export const revealAccessKey = defineContract({
+  method: 'GET',
+  path: '/site-global/access-key',
+  operationId: 'revealAccessKey',
+  summary: 'The Access Key in clear (administrators)',
+  tag: 'sites',
+  access: KEY_HOLDERS,
+  response: accessKeyView,
+});
+
+export const rotateAccessKey = defineContract({
+  method: 'POST',
+  path: '/site-global/access-key',
+  operationId: 'rotateAccessKey',
+  summary: 'Generate a new Access Key (administrators; every gateway is cut off until it gets the new key)',
+  tag: 'sites',
+  access: KEY_HOLDERS,
+  response: siteGlobalView,
+});

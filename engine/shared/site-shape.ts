@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { visibleText } from './text.ts';
+
+/**
+ * The shape of a site as the console sends it. Every field has a default, so a new site needs
+ * only a name (and a domain in edition B); limits are stated here once.
+ */
+export const SITE_LIMITS = {
+  name: 64,
+  domain: 253,
+  listLines: 1000,
+  lineLength: 512,
+  content: 64 * 1024,
+  cookieName: 64,
+  selector: 256,
+} as const;
+
+/** A single line of free text. */
+export const plainText = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(false));
+
+/** Page content (HTML): tabs and line breaks allowed, other controls and lone surrogates not. */
+const pageText = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).superRefine(visibleText(true));
+
+const DOMAIN_LABEL_MAX = 63;
+
+const lines = z
+  .array(z.string().max(SITE_LIMITS.lineLength, `each line must be at most ${SITE_LIMITS.lineLength} characters`))
+  .max(SITE_LIMITS.listLines, `at most ${SITE_LIMITS.listLines} lines`);
+
+const list = z
+  .object({
+    pathEnabled: z.boolean().default(false),
+    paths: lines.default([]),
+    ipEnabled: z.boolean().default(false),
+    ips: lines.default([]),
+  })
+  .strict();
+
+const cookieName = z
+  .string()
+  .min(1, 'is required')
+  .max(SITE_LIMITS.cookieName)
+  .regex(/^[A-Za-z0-9_\-.]+$/, 'may contain only letters, digits, _ - and .');
+
+const status = z
+  .number()
+  .int('must be a whole number')
+  .min(200, 'must be an HTTP status from 200 to 599')
+  .max(599, 'must be an HTTP status from 200 to 599');
+
+const DEFAULT_BLOCK_CONTENT =
+  '<!doctype html><html><head><meta charset="utf-8"><title>Request blocked</title></head><body><h1>Request blocked</h1><p>This request was blocked by the site\'s security policy. If you think this is a mistake, contact the site owner and quote the time of your visit.</p></body></html>';
+const DEFAULT_RELOAD_CONTENT =
+  '<!doctype html><html><head><meta charset="utf-8"><title>Checking your browser</title></head><body><p>Checking your browser before opening the site. This takes a moment.</p><noscript><p>Please enable JavaScript to continue.</p></noscript></body></html>';
+
+export const siteInputSchema = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(SITE_LIMITS.name, `must be at most ${SITE_LIMITS.name} characters`)
+      .superRefine(visibleText(false)),
+    domain: z
+      .string()
+      .trim()
+      .max(SITE_LIMITS.domain)
+      .regex(
+        /^$|^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
+        'must be a host name such as shop.example.com',
+      )
+      .refine((value) => value.split('.').every((label) => label.length <= DOMAIN_LABEL_MAX), {
+        message: `each label (the parts between dots) must be at most ${DOMAIN_LABEL_MAX} characters`,
+      })
+      .default(''),
+    runMode: z.enum(['pass', 'monitor', 'block'], { error: 'must be pass, monitor or block' }).default('monitor'),
+    accessMethod: z
+      .enum(['plugin', 'pluginless', 'cname', 'bypass'], { error: 'must be plugin, pluginless, cname or bypass' })
+      .default('plugin'),
+    listMode: z
+      .enum(['all', 'only_listed', 'except_listed'], { error: 'must be all, only_listed or except_listed' })
+      .default('all'),
+    checkList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
+    passList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
+    blockList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
+    tokenCookieName: cookieName.default('rampart_token'),
+    identityCookieName: cookieName.default('rampart_id'),
+    tokenExpirySeconds: z
+      .number()
+      .int()
+      .min(10, 'must be at least 10 seconds')
+      .max(86_400, 'must be at most 86400 seconds')
+      .default(60),
+    blockStatus: status.default(400),
+    blockContent: pageText(SITE_LIMITS.content).default(DEFAULT_BLOCK_CONTENT),
+    reloadStatus: status.default(412),
+    reloadContent: pageText(SITE_LIMITS.content).default(DEFAULT_RELOAD_CONTENT),
+    browserFeatureDetection: z.boolean().default(true),
+    queryThreatStore: z.boolean().default(true),
+    hideServerInfo: z.boolean().default(true),
+    sourceIp: z
+      .object({
+        mode: z
+          .enum(['default', 'x_real_ip', 'xff', 'custom'], { error: 'must be default, x_real_ip, xff or custom' })
+          .default('default'),
+        xffMode: z
+          .enum(['leftmost', 'filter', 'rightmost'], { error: 'must be leftmost, filter or rightmost' })
+          .default('leftmost'),
+        trustedSources: lines.default([]),
+        customHeader: z
+          .string()
+          .max(64)
+          .regex(/^$|^[A-Za-z0-9-]+$/, 'must be a header name such as X-Client-IP')
+          .default(''),
+      })
+      .strict()
+      .default({ mode: 'default', xffMode: 'leftmost', trustedSources: [], customHeader: '' }),
+    accountExtraction: z
+      .object({
+        enabled: z.boolean().default(false),
+        loginPath: plainText(SITE_LIMITS.lineLength).default(''),
+        usernameSelector: plainText(SITE_LIMITS.selector).default(''),
+        successSelector: plainText(SITE_LIMITS.selector).default(''),
+        successText: plainText(SITE_LIMITS.selector).default(''),
+        failureSelector: plainText(SITE_LIMITS.selector).default(''),
+        failureText: plainText(SITE_LIMITS.selector).default(''),
+      })
+      .strict()
+      .default({
+        enabled: false,
+        loginPath: '',
+        usernameSelector: '',
+        successSelector: '',
+        successText: '',
+        failureSelector: '',
+        failureText: '',
+      }),
+    miniProgramProtection: z.boolean().default(false),
+    antiBot: z
+      .object({
+        enabled: z.boolean().default(false),
+        scanner: z.boolean().default(true),
+        scriptTool: z.boolean().default(true),
+        otherCrawler: z.boolean().default(false),
+      })
+      .strict()
+      .default({ enabled: false, scanner: true, scriptTool: true, otherCrawler: false }),
+    powDifficulty: z.number().int().min(0).max(24, 'must be at most 24 bits').default(0),
+  })
+  .strict();
+
+export type SiteInput = z.input<typeof siteInputSchema>;
+export type SiteSettings = z.output<typeof siteInputSchema>;
+
+export const siteGlobalInputSchema = z
+  .object({
+    tokenCookieName: cookieName,
+    identityCookieName: cookieName,
+    tokenExpirySeconds: z
+      .number()
+      .int()
+      .min(10, 'must be at least 10 seconds')
+      .max(86_400, 'must be at most 86400 seconds'),
+    ipLock: z.boolean(),
+  })
+  .strict();
+
+export type SiteGlobalInput = z.infer<typeof siteGlobalInputSchema>;
