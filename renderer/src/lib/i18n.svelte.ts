@@ -1,9 +1,11 @@
 /**
  * The console language: English or Simplified Chinese, chosen in the top bar, kept in localStorage,
- * first guessed from navigator.language. `t` reads the reactive locale, so texts follow a switch.
+ * first guessed from navigator.language. `t` reads the reactive locale, so texts follow a switch; counts
+ * take the language's plural form (message-format.ts).
  */
 import { en, type MessageKey, type Messages } from '$i18n/en.ts';
 import { zhCN } from '$i18n/zh-CN.ts';
+import { formatMessage, type TextParams } from './message-format.ts';
 
 export type { MessageKey };
 export type Locale = 'en' | 'zh-CN';
@@ -12,7 +14,7 @@ const STORAGE_KEY = 'rampart.locale';
 
 const CATALOGUES: Record<Locale, Messages> = { en, 'zh-CN': zhCN };
 
-export type TextParams = Readonly<Record<string, string | number | boolean>>;
+export type { TextParams };
 
 function initialLocale(): Locale {
   try {
@@ -46,10 +48,18 @@ export class I18n {
   }
 
   t = (key: MessageKey, params: TextParams = {}): string => {
-    const text = CATALOGUES[this.locale][key];
-    return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+    return formatMessage(CATALOGUES[this.locale][key], params, this.locale);
   };
 }
 
 export const i18n = new I18n();
 export const t = i18n.t;
+
+/**
+ * The NumberInput's `translateWithId` for its step buttons. Called with the locale so that the prop
+ * changes, and the kit reads the texts again, when the language is switched.
+ */
+export function numberInputText(locale: Locale): (id: string) => string {
+  void locale;
+  return (id) => (id === 'increment' ? t('kit.increment') : t('kit.decrement'));
+}
