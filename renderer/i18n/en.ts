@@ -589,6 +589,30 @@ export const en = {
   'ruleSet.uploadHelp':
     'A .tar.gz or .zip release archive of the Core Rule Set, at most 20 MB. It replaces the running set once it has loaded.',
   'ruleSet.choose': 'Choose archive',
+  'ruleSet.download.title': 'Get CRS v{version}',
+  'ruleSet.download.help':
+    'The engine downloads {file} from the CRS project (or the mirror set in RAMPART_CRS_DOWNLOAD_URL), checks its SHA-256 against the value pinned for this version and loads it.',
+  'ruleSet.download.button': 'Get CRS v{version}',
+  'ruleSet.download.receiving': 'Downloading CRS {version}…',
+  'ruleSet.download.installing': 'Checking and loading the rules of CRS {version}…',
+  'ruleSet.download.bytes': '{received} KB received',
+  'ruleSet.download.bytesOf': '{received} of {total} KB',
+  'ruleSet.download.installed':
+    'Core Rule Set {version} downloaded, checked and loaded: {count, plural, one {# rule} other {# rules}}.',
+  'ruleSet.download.failed': 'CRS {version} was not installed.',
+  'ruleSet.download.unreachable':
+    'Nothing answered at {host}. Download {file} on a machine that can reach it, then upload the archive below.',
+  'ruleSet.download.httpStatus':
+    '{host} answered HTTP {status} instead of the archive. Check the download address, or upload {file} below.',
+  'ruleSet.download.tooLarge': 'The archive is larger than 20 MB, so it was refused.',
+  'ruleSet.download.truncated': 'The download broke off before the end. Try again, or upload {file} below.',
+  'ruleSet.download.hashMismatch':
+    "The downloaded file's SHA-256 is not the one pinned for CRS {version}, so it was refused. Nothing changed; check the mirror's copy of {file}.",
+  'ruleSet.download.badUrl':
+    'The download address cannot be used. Correct RAMPART_CRS_DOWNLOAD_URL, or upload {file} below.',
+  'ruleSet.download.refused': 'The archive was refused: {message}',
+  'ruleSet.download.notPinned':
+    'This build holds no verified SHA-256 for CRS {version}, so it does not download it. Upload {file} below instead.',
   'ruleSet.reading': 'Reading {file}…',
   'ruleSet.uploading': 'Uploading {file}…',
   'ruleSet.checking': 'Loading the rules of {file}…',

@@ -17,6 +17,10 @@ import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './suppo
 import { SetupPage } from './pages/setup.page.ts';
 import { ShellPage } from './pages/shell.page.ts';
 import { RulesPage } from './pages/rules.page.ts';
+import { rawRequest } from '../support/http.ts';
+import { CRS4, missing } from '../support/crs-dirs.ts';
+import { skipAllWithout } from '../support/skip.ts';
+import { startCrsMirror, type CrsMirror } from '../integration/engine/crs-mirror.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 const screenshotDir = fileURLToPath(new URL('../../dist/screenshots', import.meta.url));
@@ -451,5 +455,101 @@ describe('a fresh install without a Core Rule Set', () => {
     await page.getByTestId('rule-set-state').getByText('Loaded').waitFor();
     await warning.waitFor({ state: 'detached' });
     expect(requests.outside(engine.url)).toEqual([]);
+  });
+});
+
+describe('a fresh install getting CRS v4 through the console', () => {
+  skipAllWithout(missing.crs4);
+  const VERSION = '4.25.0';
+  let engine: TestEngine | undefined;
+  let mirror: CrsMirror | undefined;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const requests = new RequestLog();
+
+  beforeAll(async () => {
+    if (!CRS4) return;
+    // The local mirror stands for the CRS project's release page; the engine trusts its certificate.
+    mirror = await startCrsMirror(CRS4.dir, VERSION);
+    engine = await startTestEngine(
+      { RAMPART_EDITION: 'B', ...mirror.env },
+      { rendererDir, ruleSetLocations: [], crsPins: { [VERSION]: mirror.releaseSha256 } },
+    );
+    browser = await launchChromium();
+    ({ context, page } = await setUp(browser, engine, requests, 'crs@rampart.test'));
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await engine?.dispose();
+    await mirror?.close();
+  });
+
+  it('refuses a copy whose SHA-256 is not pinned, then installs the pinned release and blocks SQL injection', async () => {
+    if (!engine || !mirror) return;
+    const api = engineApi(page, engine);
+    const site = (
+      await api.post<{ id: string }>('/sites', {
+        name: 'Shop',
+        domain: 'shop.example.com',
+        runMode: 'block',
+        accessMethod: 'plugin',
+      })
+    ).id;
+    await page.goto(`${engine.url}/rules?site=${site}`);
+    await page.getByTestId('rule-set-missing').waitFor();
+    const panel = page.getByTestId('rule-set-download');
+
+    mirror.mode = 'other';
+    await panel.getByRole('button', { name: `Get CRS v${VERSION}` }).click();
+    const error = panel.getByTestId('download-error');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.textContent()).toContain(`is not the one pinned for CRS ${VERSION}, so it was refused`);
+    await page.getByTestId('rule-set-missing').waitFor();
+
+    mirror.mode = 'release';
+    await panel.getByRole('button', { name: `Get CRS v${VERSION}` }).click();
+    await panel
+      .getByTestId('download-result')
+      .getByText(/Core Rule Set 4\.25\.0 downloaded, checked and loaded: \d+ rules\./)
+      .waitFor({ timeout: 60_000 });
+    await page.getByTestId('rule-set-state').getByText('Loaded').waitFor();
+    expect(await panel.getByTestId('download-error').count()).toBe(0);
+
+    const key = (await api.get<{ accessKey: string }>('/site-global')).accessKey;
+    const res = await rawRequest(`${engine.gatewayUrl}/_rampart/check`, {
+      method: 'POST',
+      headers: { 'x-rampart-site': site, 'x-rampart-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        method: 'GET',
+        uri: "/?id=1'%20or%201=1--",
+        remoteAddr: '198.51.100.50',
+        headers: { host: 'shop.example.com', 'user-agent': 'Mozilla/5.0' },
+      }),
+    });
+    expect((JSON.parse(res.text) as { action: string }).action).toBe('block');
+    await page.screenshot({ path: `${screenshotDir}/rules-crs-downloaded.png`, fullPage: true });
+  });
+
+  it('says to upload the archive when the mirror does not answer', async () => {
+    if (!mirror) return;
+    await mirror.stop();
+    const panel = page.getByTestId('rule-set-download');
+    const manage = page.getByTestId('rule-set-manage');
+    if ((await manage.getAttribute('open')) === null) await manage.locator('summary').click();
+    await panel.getByRole('button', { name: `Get CRS v${VERSION}` }).click();
+    const error = panel.getByTestId('download-error');
+    await error.waitFor({ timeout: 30_000 });
+    expect(await error.textContent()).toMatch(
+      /Nothing answered at 127\.0\.0\.1:\d+\. Download coreruleset-4\.25\.0-minimal\.tar\.gz .*upload the archive below/,
+    );
+    // The set downloaded before keeps running.
+    await page.getByTestId('rule-set-state').getByText('Loaded').waitFor();
+  });
+
+  it('never sends a request outside the engine origin', () => {
+    expect(requests.outside(engine?.url ?? '')).toEqual([]);
   });
 });

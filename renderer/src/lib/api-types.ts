@@ -225,6 +225,23 @@ export interface RuleSetStatus {
   problems: RuleSetProblem[];
   /** The last failed load; the previous set kept running. */
   lastError: { message: string; file: string | null; line: number | null; at: number } | null;
+  /** The last download of a CRS release since the engine started. */
+  download: RuleSetDownloadJob | null;
+}
+
+export type RuleSetDownloadFailureCode =
+  'unreachable' | 'http_status' | 'too_large' | 'truncated' | 'hash_mismatch' | 'bad_url' | 'refused';
+
+/** "Get CRS": a release archive fetched, checked against its pinned SHA-256 and installed. */
+export interface RuleSetDownloadJob {
+  version: string;
+  url: string;
+  state: 'downloading' | 'installing' | 'installed' | 'failed';
+  receivedBytes: number;
+  totalBytes: number | null;
+  startedAt: number;
+  finishedAt: number | null;
+  failure: { code: RuleSetDownloadFailureCode; message: string; params: Record<string, string | number> } | null;
 }
 
 export type GroupId = '001' | '002' | '003' | '004' | '005' | '006' | '007' | '008' | '009' | '010' | '011' | '012';

@@ -10,6 +10,7 @@ import type {
   GroupId,
   ProtectionLevel,
   RuleSetStatus,
+  RuleSetDownloadJob,
   AccountList,
   AccountView,
   LicenceView,
@@ -233,6 +234,7 @@ export class ApiClient {
   setRuleSetDir = (dir: string | null) => this.request<RuleSetStatus>('PUT', '/rule-set', { dir });
   uploadRuleSet = (fileName: string, contentBase64: string, onprogress?: (sent: number, total: number) => void) =>
     this.send<RuleSetStatus>('POST', '/rule-set/upload', { fileName, contentBase64 }, onprogress);
+  downloadRuleSet = (version: string) => this.request<RuleSetDownloadJob>('POST', '/rule-set/download', { version });
   basicRules = (siteId: string) =>
     this.request<{ groups: BasicRuleGroup[] }>('GET', `/sites/${encodeURIComponent(siteId)}/basic-rules`);
   updateBasicGroup = (siteId: string, group: GroupId, setting: { enabled: boolean; level: ProtectionLevel }) =>

@@ -5,24 +5,18 @@
  * mirror that does not answer are refused: the running set stays and nothing is left in
  * data/rule-sets. The mirror's certificate is made here and trusted through RAMPART_CRS_DOWNLOAD_CA.
  */
-import { createHash, generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import forge from 'node-forge';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tarGz, type TarEntry } from '#engine/gateways';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest } from '../../support/http.ts';
 import { CRS4, missing } from '../../support/crs-dirs.ts';
 import { skipAllWithout } from '../../support/skip.ts';
+import { sha256, startCrsMirror, type CrsMirror } from './crs-mirror.ts';
 
 const VERSION = '4.25.0';
-const ARCHIVE_PATH = `/mirror/v${VERSION}/coreruleset-${VERSION}-minimal.tar.gz`;
 
 interface Job {
   version: string;
@@ -40,83 +34,19 @@ interface Status {
   download: Job | null;
 }
 
-/** A certificate for 127.0.0.1, signed by its own key, that also serves as the trusted authority. */
-function selfSigned(): { key: string; cert: string } {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString());
-  cert.serialNumber = '01';
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + 24 * 3600_000);
-  const name = [{ name: 'commonName', value: '127.0.0.1' }];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([
-    { name: 'basicConstraints', cA: true },
-    { name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true },
-    { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-  ]);
-  cert.sign(forge.pki.privateKeyFromPem(keyPem), forge.md.sha256.create());
-  return { key: keyPem, cert: forge.pki.certificateToPem(cert) };
-}
-
-/** The release folder as the CRS project packs it: everything under `coreruleset-<version>/`. */
-async function releaseEntries(dir: string): Promise<TarEntry[]> {
-  const entries: TarEntry[] = [];
-  for (const name of (await readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile())) {
-    const path = join(name.parentPath, name.name);
-    entries.push({ name: `coreruleset-${VERSION}/${relative(dir, path)}`, content: await readFile(path) });
-  }
-  return entries.sort((a, b) => a.name.localeCompare(b.name));
-}
-
-const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
-
 let engine: TestEngine | undefined;
 let admin: ApiClient;
-let mirror: Server | undefined;
-let work: string | undefined;
-/** What the mirror serves next. */
-let serve: 'release' | 'other' | 'broken-off' = 'release';
-let release: Buffer;
-let other: Buffer;
+let mirror: CrsMirror | undefined;
 
 describe('getting CRS v4 from a mirror', () => {
   skipAllWithout(missing.crs4);
 
   beforeAll(async () => {
     if (!CRS4) return;
-    const entries = await releaseEntries(CRS4.dir);
-    release = tarGz(entries, Date.UTC(2025, 0, 1));
-    // The same files packed at another time: a genuine archive, but not the bytes that were pinned.
-    other = tarGz(entries, Date.UTC(2025, 0, 2));
-    work = await mkdtemp(join(tmpdir(), 'rampart-crs-mirror-'));
-    const { key, cert } = selfSigned();
-    const caFile = join(work, 'mirror-ca.pem');
-    await writeFile(caFile, cert);
-    mirror = createServer({ key, cert }, (req, res) => {
-      if (req.url !== ARCHIVE_PATH) {
-        res.writeHead(404).end();
-        return;
-      }
-      const body = serve === 'other' ? other : release;
-      res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length });
-      if (serve === 'broken-off') {
-        res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
-        return;
-      }
-      res.end(body);
-    });
-    await new Promise<void>((resolve) => mirror?.listen(0, '127.0.0.1', resolve));
-    const { port } = mirror.address() as AddressInfo;
+    mirror = await startCrsMirror(CRS4.dir, VERSION);
     engine = await startTestEngine(
-      {
-        RAMPART_EDITION: 'B',
-        RAMPART_CRS_DOWNLOAD_URL: `https://127.0.0.1:${port}/mirror/v{version}/coreruleset-{version}-minimal.tar.gz`,
-        RAMPART_CRS_DOWNLOAD_CA: caFile,
-      },
-      { ruleSetLocations: [], crsPins: { [VERSION]: sha256(release), '4.24.0': null } },
+      { RAMPART_EDITION: 'B', ...mirror.env },
+      { ruleSetLocations: [], crsPins: { [VERSION]: mirror.releaseSha256, '4.24.0': null } },
     );
     admin = new ApiClient(engine.url);
     await admin.setup('root@example.com', 'Kettle#Blue7');
@@ -124,9 +54,7 @@ describe('getting CRS v4 from a mirror', () => {
 
   afterAll(async () => {
     await engine?.dispose();
-    mirror?.closeAllConnections();
-    await new Promise((resolve) => (mirror ? mirror.close(resolve) : resolve(undefined)));
-    if (work) await rm(work, { recursive: true, force: true });
+    await mirror?.close();
   });
 
   async function status(): Promise<Status> {
@@ -189,8 +117,8 @@ describe('getting CRS v4 from a mirror', () => {
     expect(job).toMatchObject({
       state: 'installed',
       failure: null,
-      receivedBytes: release.length,
-      totalBytes: release.length,
+      receivedBytes: mirror?.release.length,
+      totalBytes: mirror?.release.length,
     });
     const now = await status();
     expect(now.state).toBe('loaded');
@@ -214,12 +142,12 @@ describe('getting CRS v4 from a mirror', () => {
   it('refuses an archive whose SHA-256 is not the pinned one; the running set stays and nothing is left behind', async () => {
     const before = await status();
     const folders = await ruleSetFolders();
-    serve = 'other';
+    if (mirror) mirror.mode = 'other';
     const { job } = await download();
     expect(job.state).toBe('failed');
     expect(job.failure).toMatchObject({
       code: 'hash_mismatch',
-      params: { expected: sha256(release), actual: sha256(other) },
+      params: { expected: mirror?.releaseSha256, actual: sha256(mirror?.other ?? Buffer.alloc(0)) },
     });
     const after = await status();
     expect(after).toMatchObject({ state: 'loaded', dir: before.dir, ruleCount: before.ruleCount });
@@ -229,19 +157,18 @@ describe('getting CRS v4 from a mirror', () => {
   it('refuses a download that breaks off half-way; the running set stays and nothing is left behind', async () => {
     const before = await status();
     const folders = await ruleSetFolders();
-    serve = 'broken-off';
+    if (mirror) mirror.mode = 'broken-off';
     const { job } = await download();
     expect(job.state).toBe('failed');
     expect(job.failure?.code).toBe('truncated');
-    expect(job.totalBytes).toBe(release.length);
-    expect(job.receivedBytes).toBeLessThan(release.length);
+    expect(job.totalBytes).toBe(mirror?.release.length);
+    expect(job.receivedBytes).toBeLessThan(mirror?.release.length ?? 0);
     expect(await status()).toMatchObject({ state: 'loaded', dir: before.dir, ruleCount: before.ruleCount });
     expect(await ruleSetFolders()).toEqual(folders);
   }, 60_000);
 
   it('says the mirror did not answer when nothing listens there', async () => {
-    mirror?.closeAllConnections();
-    await new Promise((resolve) => mirror?.close(resolve));
+    await mirror?.stop();
     const { job } = await download();
     expect(job.state).toBe('failed');
     expect(job.failure).toMatchObject({ code: 'unreachable', params: { detail: 'ECONNREFUSED' } });
