@@ -16,6 +16,7 @@ import { DEBIAN_LOCATION } from '#engine/waf/ruleset';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest } from '../../support/http.ts';
+import { skipAllWithout } from '../../support/skip.ts';
 
 const haveCrs = existsSync(join(DEBIAN_LOCATION.dir, 'rules'));
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
@@ -109,7 +110,10 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-describe.skipIf(!haveCrs)('basic rules with CRS 3.3.4', () => {
+describe('basic rules with CRS 3.3.4', () => {
+  skipAllWithout(
+    haveCrs ? undefined : `Debian's CRS 3.3.4 is not installed (${DEBIAN_LOCATION.dir}): run npm run setup:system`,
+  );
   it('reports the loaded rule set', async () => {
     const status = await admin.request<{ state: string; source: string; version: string; ruleCount: number }>(
       'GET',
