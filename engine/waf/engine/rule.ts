@@ -21,7 +21,7 @@ export interface RegexKey {
   kind: 'regex';
   re: RegExp;
   source: string;
-  /** Lower-case text every key the regex matches contains, lower-cased (see compile.ts keyLiteral). */
+  /** Lower-case text every key the regex matches contains, lower-cased (see selector.ts keyLiteral). */
   literal: string | undefined;
 }
 export interface LiteralKey {

@@ -5,7 +5,7 @@
  * every link to match and logs with the last link's MATCHED_VAR; skipAfter jumps within the phase.
  */
 import type { MatchedRule, OperatorFn, WafOutcome, WafRequest, WafResponse } from '../types.ts';
-import { inRanges, tagMatches } from './compile.ts';
+import { inRanges, tagMatches } from './exclusions.ts';
 import type {
   CompiledOperator,
   CompiledRule,

@@ -9,7 +9,7 @@
 import type { MatchedRule, MatchState, Transformation, WafRequest, WafResponse } from '../types.ts';
 import { emptyFlags, strictError, type MultipartFile, type MultipartFlags } from './body/multipart.ts';
 import type { XmlResult } from './body/xml.ts';
-import { inRanges, tagMatches } from './compile.ts';
+import { inRanges, tagMatches } from './exclusions.ts';
 import { PARANOIA_KEYS } from './groups.ts';
 import { buildRequestLineData, type Entry, type RequestLineData } from './request-data.ts';
 import type {
