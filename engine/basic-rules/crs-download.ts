@@ -11,6 +11,8 @@ import { rootCertificates } from 'node:tls';
 export type DownloadFailure =
   /** Nothing answered: refused, unknown host, timed out, or a TLS handshake that failed. */
   | { kind: 'unreachable'; detail: string }
+  /** The server's certificate is not trusted (nor by the extra authorities given). */
+  | { kind: 'untrusted'; detail: string }
   | { kind: 'http_status'; status: number }
   | { kind: 'too_large'; limit: number }
   /** The connection ended before the announced length (or broke mid-body). */
@@ -30,6 +32,8 @@ export interface DownloadRequest {
 }
 
 const MAX_REDIRECTS = 5;
+/** OpenSSL / Node codes of a certificate that failed verification. */
+const CERTIFICATE_ERROR = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
 export function downloadFile(request: DownloadRequest): Promise<DownloadResult> {
   const ca = request.extraCa ? [...rootCertificates, request.extraCa] : undefined;
@@ -118,7 +122,8 @@ function attempt(
     req.on('error', (error: NodeJS.ErrnoException) => {
       // After the response began, the body's own handlers report the break.
       if (responded) return;
-      finish({ ok: false, error: { kind: 'unreachable', detail: error.code ?? error.message } });
+      const detail = error.code ?? error.message;
+      finish({ ok: false, error: { kind: CERTIFICATE_ERROR.test(detail) ? 'untrusted' : 'unreachable', detail } });
     });
   });
 }

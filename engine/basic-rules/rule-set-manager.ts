@@ -56,7 +56,7 @@ export interface RuleSetStatus {
 
 /** Why a download did not install: the console words each code itself; `message` is the engine's English. */
 export type RuleSetDownloadFailureCode =
-  'unreachable' | 'http_status' | 'too_large' | 'truncated' | 'hash_mismatch' | 'bad_url' | 'refused';
+  'unreachable' | 'untrusted' | 'http_status' | 'too_large' | 'truncated' | 'hash_mismatch' | 'bad_url' | 'refused';
 
 export interface RuleSetDownloadFailure {
   code: RuleSetDownloadFailureCode;
@@ -176,6 +176,12 @@ function describeDownloadFailure(failure: DownloadFailure, url: string): RuleSet
       return {
         code: 'unreachable',
         message: `${host} did not answer (${failure.detail}): upload the release archive instead`,
+        params: { host, detail: failure.detail },
+      };
+    case 'untrusted':
+      return {
+        code: 'untrusted',
+        message: `the certificate of ${host} is not trusted (${failure.detail}): for an internal mirror, give its certificate authority in RAMPART_CRS_DOWNLOAD_CA`,
         params: { host, detail: failure.detail },
       };
     case 'http_status':

@@ -602,6 +602,8 @@ export const en = {
   'ruleSet.download.failed': 'CRS {version} was not installed.',
   'ruleSet.download.unreachable':
     'Nothing answered at {host}. Download {file} on a machine that can reach it, then upload the archive below.',
+  'ruleSet.download.untrusted':
+    'The certificate of {host} is not trusted. For an internal mirror, give its certificate authority in RAMPART_CRS_DOWNLOAD_CA, or upload {file} below.',
   'ruleSet.download.httpStatus':
     '{host} answered HTTP {status} instead of the archive. Check the download address, or upload {file} below.',
   'ruleSet.download.tooLarge': 'The archive is larger than 20 MB, so it was refused.',

@@ -570,6 +570,8 @@ export const zhCN: Messages = {
   'ruleSet.download.installed': '核心规则集 {version} 已下载、校验并加载：共 {count} 条规则。',
   'ruleSet.download.failed': 'CRS {version} 未安装。',
   'ruleSet.download.unreachable': '{host} 没有响应。请在能访问它的机器上下载 {file}，再在下方上传该压缩包。',
+  'ruleSet.download.untrusted':
+    '{host} 的证书不受信任。内部镜像请在 RAMPART_CRS_DOWNLOAD_CA 中给出其证书颁发机构，或在下方上传 {file}。',
   'ruleSet.download.httpStatus': '{host} 返回了 HTTP {status}，而不是压缩包。请检查下载地址，或在下方上传 {file}。',
   'ruleSet.download.tooLarge': '压缩包超过 20 MB，已拒绝。',
   'ruleSet.download.truncated': '下载在完成前中断。请重试，或在下方上传 {file}。',

@@ -21,7 +21,16 @@ const downloadJob = z.object({
   finishedAt: z.number().nullable(),
   failure: z
     .object({
-      code: z.enum(['unreachable', 'http_status', 'too_large', 'truncated', 'hash_mismatch', 'bad_url', 'refused']),
+      code: z.enum([
+        'unreachable',
+        'untrusted',
+        'http_status',
+        'too_large',
+        'truncated',
+        'hash_mismatch',
+        'bad_url',
+        'refused',
+      ]),
       message: z.string(),
       params: z.record(z.string(), z.union([z.string(), z.number()])),
     })

@@ -230,7 +230,7 @@ export interface RuleSetStatus {
 }
 
 export type RuleSetDownloadFailureCode =
-  'unreachable' | 'http_status' | 'too_large' | 'truncated' | 'hash_mismatch' | 'bad_url' | 'refused';
+  'unreachable' | 'untrusted' | 'http_status' | 'too_large' | 'truncated' | 'hash_mismatch' | 'bad_url' | 'refused';
 
 /** "Get CRS": a release archive fetched, checked against its pinned SHA-256 and installed. */
 export interface RuleSetDownloadJob {

@@ -176,3 +176,39 @@ describe('getting CRS v4 from a mirror', () => {
     expect((await status()).state).toBe('loaded');
   }, 60_000);
 });
+
+describe('getting CRS v4 from a mirror whose certificate authority was not given', () => {
+  skipAllWithout(missing.crs4);
+  let untrusting: TestEngine | undefined;
+  let client: ApiClient;
+  let own: CrsMirror | undefined;
+
+  beforeAll(async () => {
+    if (!CRS4) return;
+    own = await startCrsMirror(CRS4.dir, VERSION);
+    untrusting = await startTestEngine(
+      { RAMPART_EDITION: 'B', RAMPART_CRS_DOWNLOAD_URL: own.env.RAMPART_CRS_DOWNLOAD_URL },
+      { ruleSetLocations: [], crsPins: { [VERSION]: own.releaseSha256 } },
+    );
+    client = new ApiClient(untrusting.url);
+    await client.setup('root@example.com', 'Kettle#Blue7');
+  }, 60_000);
+
+  afterAll(async () => {
+    await untrusting?.dispose();
+    await own?.close();
+  });
+
+  it('refuses the connection and says which setting trusts an internal mirror', async () => {
+    const res = await client.request<Job>('POST', '/rule-set/download', { version: VERSION });
+    expect(res.status, res.text).toBe(200);
+    let job: Job | null = null;
+    for (let i = 0; i < 200 && (job === null || job.state === 'downloading'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      job = (await client.request<Status>('GET', '/rule-set')).body.download;
+    }
+    expect(job).toMatchObject({ state: 'failed', receivedBytes: 0, failure: { code: 'untrusted' } });
+    expect(job?.failure?.message).toMatch(/not trusted .*RAMPART_CRS_DOWNLOAD_CA/);
+    expect((await client.request<Status>('GET', '/rule-set')).body.state).toBe('missing');
+  });
+});
