@@ -1,9 +1,40 @@
 /**
- * The twelve CRS rule groups an operator can switch and tune one by one, keyed by the number in
- * the rule file's name (REQUEST-942-APPLICATION-ATTACK-SQLI.conf is group 942).
+ * The twelve CRS rule groups an operator can switch and tune one by one: the one table of them.
+ * Each has the product's id (`001` to `012`), a name, and the number in its CRS rule file's name
+ * (REQUEST-942-APPLICATION-ATTACK-SQLI.conf is group 942, `008`). A group's index in this table
+ * is its index everywhere (TransactionOptions.groupLevels, CompileInput.disabledGroups).
  */
-export const GROUPS = ['944', '930', '934', '933', '932', '931', '943', '942', '941', '921', '920', '913'] as const;
-export type GroupId = (typeof GROUPS)[number];
+
+export interface RuleGroup {
+  /** `001` to `012`. */
+  id: string;
+  name: string;
+  /** The CRS file number: 944 for REQUEST-944-APPLICATION-ATTACK-JAVA.conf. */
+  crsFile: number;
+}
+
+const TABLE = [
+  { id: '001', name: 'Java attacks', crsFile: 944 },
+  { id: '002', name: 'File and path attacks', crsFile: 930 },
+  { id: '003', name: 'Node.js attacks', crsFile: 934 },
+  { id: '004', name: 'PHP injection', crsFile: 933 },
+  { id: '005', name: 'Remote code execution', crsFile: 932 },
+  { id: '006', name: 'Remote file inclusion', crsFile: 931 },
+  { id: '007', name: 'Session fixation', crsFile: 943 },
+  { id: '008', name: 'SQL injection', crsFile: 942 },
+  { id: '009', name: 'Cross-site scripting', crsFile: 941 },
+  { id: '010', name: 'Protocol attacks', crsFile: 921 },
+  { id: '011', name: 'Protocol enforcement', crsFile: 920 },
+  { id: '012', name: 'Port and environment scanners', crsFile: 913 },
+] as const satisfies readonly RuleGroup[];
+
+export const RULE_GROUPS: readonly RuleGroup[] = TABLE;
+
+/** A group by its CRS file number, as a string (`'942'`). */
+export type GroupId = `${(typeof TABLE)[number]['crsFile']}`;
+
+/** The groups' CRS file numbers, in table order. */
+export const GROUPS: readonly GroupId[] = TABLE.map((g) => `${g.crsFile}` as const);
 
 export interface GroupSetting {
   enabled: boolean;

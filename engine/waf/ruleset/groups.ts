@@ -1,5 +1,6 @@
 /**
- * The 12 rule groups of the product (001 to 012) over CRS files, and each rule's paranoia level.
+ * The 12 rule groups of the product (001 to 012; the table is engine/groups.ts) over CRS files, and
+ * each rule's paranoia level.
  *
  * A rule's level comes from its `paranoia-level/N` tag; a rule without one takes the level of the
  * section it stands in, i.e. the last `TX:EXECUTING_PARANOIA_LEVEL "@lt N"` (CRS 3) or
@@ -10,29 +11,9 @@
 import { basename } from 'node:path';
 import type { Directive, ParsedAction, SourcePosition } from '../types.ts';
 import { actionValue } from '#engine/waf/seclang';
+import { RULE_GROUPS, type RuleGroup } from '#engine/waf/engine';
 
-export interface RuleGroup {
-  /** `001` to `012`. */
-  id: string;
-  name: string;
-  /** The CRS file number: 944 for REQUEST-944-APPLICATION-ATTACK-JAVA.conf. */
-  crsFile: number;
-}
-
-export const RULE_GROUPS: readonly RuleGroup[] = [
-  { id: '001', name: 'Java attacks', crsFile: 944 },
-  { id: '002', name: 'File and path attacks', crsFile: 930 },
-  { id: '003', name: 'Node.js attacks', crsFile: 934 },
-  { id: '004', name: 'PHP injection', crsFile: 933 },
-  { id: '005', name: 'Remote code execution', crsFile: 932 },
-  { id: '006', name: 'Remote file inclusion', crsFile: 931 },
-  { id: '007', name: 'Session fixation', crsFile: 943 },
-  { id: '008', name: 'SQL injection', crsFile: 942 },
-  { id: '009', name: 'Cross-site scripting', crsFile: 941 },
-  { id: '010', name: 'Protocol attacks', crsFile: 921 },
-  { id: '011', name: 'Protocol enforcement', crsFile: 920 },
-  { id: '012', name: 'Port and environment scanners', crsFile: 913 },
-];
+export { RULE_GROUPS, type RuleGroup };
 
 const BY_FILE = new Map(RULE_GROUPS.map((g) => [g.crsFile, g]));
 

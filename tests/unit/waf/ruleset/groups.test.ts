@@ -8,6 +8,7 @@ import {
 } from '../../../../engine/waf/ruleset/index.ts';
 import type { GroupLevelCount } from '../../../../engine/waf/ruleset/index.ts';
 import { parseSecLang } from '../../../../engine/waf/seclang/index.ts';
+import { GROUPS, groupOfFile, RULE_GROUPS as ENGINE_RULE_GROUPS } from '../../../../engine/waf/engine/index.ts';
 import { CRS3, CRS4, HAS_CRS3, missing } from '../../../support/crs-dirs.ts';
 import { skipAllWithout } from '../../../support/skip.ts';
 
@@ -36,6 +37,14 @@ describe('groups', () => {
     expect(groupOf('/usr/share/modsecurity-crs/rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf')?.id).toBe('008');
     expect(groupOf('rules/REQUEST-934-APPLICATION-ATTACK-GENERIC.conf')?.id).toBe('003');
     expect(groupOf('rules/REQUEST-949-BLOCKING-EVALUATION.conf')).toBeUndefined();
+  });
+
+  it('are one table: the groups shown and the group indexes the engine runs with come from it', () => {
+    expect(RULE_GROUPS).toBe(ENGINE_RULE_GROUPS);
+    expect(GROUPS).toEqual(RULE_GROUPS.map((g) => String(g.crsFile)));
+    RULE_GROUPS.forEach((g, i) => {
+      expect(groupOfFile(`rules/REQUEST-${g.crsFile}-ANY.conf`)).toBe(i);
+    });
   });
 
   it('takes the level from the paranoia-level tag, else from the @lt guard above the rule', () => {
