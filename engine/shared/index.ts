@@ -4,8 +4,8 @@
  */
 export { ERROR_CODES, RampartError, isRampartError, ok, err, problemsOf, validationFailed } from './errors.ts';
 export type { ErrorCode, ErrorParams, FieldProblem, Result } from './errors.ts';
-export { textProblem, visibleText } from './text.ts';
-export { userRegexProblem } from './user-regex.ts';
+export { textIssue, textProblem, visibleText } from './text.ts';
+export { userRegexIssue, userRegexProblem } from './user-regex.ts';
 export { systemClock, ManualClock, SECOND, MINUTE, HOUR, DAY } from './clock.ts';
 export type { Clock } from './clock.ts';
 export { cryptoRandom, newId, newSecret, sha256, safeEqual } from './ids.ts';
@@ -21,5 +21,16 @@ export { parseJsonStrict, type StrictJsonOptions } from './strict-json.ts';
 export { HTTP_STATUS_OF, errorBody } from './http-errors.ts';
 export type { ErrorBody } from './http-errors.ts';
 export { issueParams, zodProblems } from './zod-problems.ts';
-export { siteInputSchema, siteGlobalInputSchema, SITE_LIMITS, plainText } from './site-shape.ts';
+export {
+  siteInputSchema,
+  siteGlobalInputSchema,
+  siteSettingsView,
+  SITE_LIMITS,
+  plainText,
+  RUN_MODES,
+  ACCESS_METHODS,
+  LIST_MODES,
+  SOURCE_IP_MODES,
+  XFF_MODES,
+} from './site-shape.ts';
 export type { SiteInput, SiteSettings, SiteGlobalInput } from './site-shape.ts';

@@ -25,6 +25,16 @@ const pageText = (max: number) =>
 
 const DOMAIN_LABEL_MAX = 63;
 
+/** The closed vocabularies of a site, listed once for the input, the view and the console. */
+export const RUN_MODES = ['pass', 'monitor', 'block'] as const;
+export const ACCESS_METHODS = ['plugin', 'pluginless', 'cname', 'bypass'] as const;
+export const LIST_MODES = ['all', 'only_listed', 'except_listed'] as const;
+export const SOURCE_IP_MODES = ['default', 'x_real_ip', 'xff', 'custom'] as const;
+export const XFF_MODES = ['leftmost', 'filter', 'rightmost'] as const;
+
+const oneOf = (values: readonly string[]): string =>
+  `must be ${values.slice(0, -1).join(', ')} or ${values[values.length - 1] ?? ''}`;
+
 const lines = z
   .array(z.string().max(SITE_LIMITS.lineLength, `each line must be at most ${SITE_LIMITS.lineLength} characters`))
   .max(SITE_LIMITS.listLines, `at most ${SITE_LIMITS.listLines} lines`);
@@ -75,13 +85,9 @@ export const siteInputSchema = z
         message: `each label (the parts between dots) must be at most ${DOMAIN_LABEL_MAX} characters`,
       })
       .default(''),
-    runMode: z.enum(['pass', 'monitor', 'block'], { error: 'must be pass, monitor or block' }).default('monitor'),
-    accessMethod: z
-      .enum(['plugin', 'pluginless', 'cname', 'bypass'], { error: 'must be plugin, pluginless, cname or bypass' })
-      .default('plugin'),
-    listMode: z
-      .enum(['all', 'only_listed', 'except_listed'], { error: 'must be all, only_listed or except_listed' })
-      .default('all'),
+    runMode: z.enum(RUN_MODES, { error: oneOf(RUN_MODES) }).default('monitor'),
+    accessMethod: z.enum(ACCESS_METHODS, { error: oneOf(ACCESS_METHODS) }).default('plugin'),
+    listMode: z.enum(LIST_MODES, { error: oneOf(LIST_MODES) }).default('all'),
     checkList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
     passList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
     blockList: list.default({ pathEnabled: false, paths: [], ipEnabled: false, ips: [] }),
@@ -102,12 +108,8 @@ export const siteInputSchema = z
     hideServerInfo: z.boolean().default(true),
     sourceIp: z
       .object({
-        mode: z
-          .enum(['default', 'x_real_ip', 'xff', 'custom'], { error: 'must be default, x_real_ip, xff or custom' })
-          .default('default'),
-        xffMode: z
-          .enum(['leftmost', 'filter', 'rightmost'], { error: 'must be leftmost, filter or rightmost' })
-          .default('leftmost'),
+        mode: z.enum(SOURCE_IP_MODES, { error: oneOf(SOURCE_IP_MODES) }).default('default'),
+        xffMode: z.enum(XFF_MODES, { error: oneOf(XFF_MODES) }).default('leftmost'),
         trustedSources: lines.default([]),
         customHeader: z
           .string()
@@ -153,6 +155,57 @@ export const siteInputSchema = z
 
 export type SiteInput = z.input<typeof siteInputSchema>;
 export type SiteSettings = z.output<typeof siteInputSchema>;
+
+const listView = z.object({
+  pathEnabled: z.boolean(),
+  paths: z.array(z.string()),
+  ipEnabled: z.boolean(),
+  ips: z.array(z.string()),
+});
+
+/**
+ * A site's settings as the engine answers them: the same fields as `siteInputSchema` gives out,
+ * without its limits and defaults (checking 64 KiB pages again on every answer would buy nothing).
+ * tests/unit/sites/site-shape.test.ts holds the two to the same fields.
+ */
+export const siteSettingsView = z.object({
+  name: z.string(),
+  domain: z.string(),
+  runMode: z.enum(RUN_MODES),
+  accessMethod: z.enum(ACCESS_METHODS),
+  listMode: z.enum(LIST_MODES),
+  checkList: listView,
+  passList: listView,
+  blockList: listView,
+  tokenCookieName: z.string(),
+  identityCookieName: z.string(),
+  tokenExpirySeconds: z.number(),
+  blockStatus: z.number(),
+  blockContent: z.string(),
+  reloadStatus: z.number(),
+  reloadContent: z.string(),
+  browserFeatureDetection: z.boolean(),
+  queryThreatStore: z.boolean(),
+  hideServerInfo: z.boolean(),
+  sourceIp: z.object({
+    mode: z.enum(SOURCE_IP_MODES),
+    xffMode: z.enum(XFF_MODES),
+    trustedSources: z.array(z.string()),
+    customHeader: z.string(),
+  }),
+  accountExtraction: z.object({
+    enabled: z.boolean(),
+    loginPath: z.string(),
+    usernameSelector: z.string(),
+    successSelector: z.string(),
+    successText: z.string(),
+    failureSelector: z.string(),
+    failureText: z.string(),
+  }),
+  miniProgramProtection: z.boolean(),
+  antiBot: z.object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() }),
+  powDifficulty: z.number(),
+});
 
 export const siteGlobalInputSchema = z
   .object({

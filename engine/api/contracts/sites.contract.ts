@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { siteGlobalInputSchema, siteInputSchema } from '#engine/shared';
+import { siteGlobalInputSchema, siteInputSchema, siteSettingsView } from '#engine/shared';
 import { defineContract } from './contract.ts';
 import { idParams } from './common.schema.ts';
 
@@ -14,14 +14,7 @@ const MANAGERS = ['administrator', 'user'] as const;
 const KEY_HOLDERS = ['administrator'] as const;
 
 /** What a site is given as: the one site shape (engine/shared/site-shape.ts), also the console form's schema. */
-export { siteInputSchema, siteGlobalInputSchema };
-
-const list = z.object({
-  pathEnabled: z.boolean(),
-  paths: z.array(z.string()),
-  ipEnabled: z.boolean(),
-  ips: z.array(z.string()),
-});
+export { siteInputSchema, siteGlobalInputSchema, siteSettingsView };
 
 export const siteStatus = z.object({
   connected: z.boolean(),
@@ -30,44 +23,9 @@ export const siteStatus = z.object({
   keeperVersion: z.string().nullable(),
 });
 
-export const siteView = z.object({
+/** A site as the engine answers it: its settings (the one site shape), identity, times and status. */
+export const siteView = siteSettingsView.extend({
   id: z.string(),
-  name: z.string(),
-  domain: z.string(),
-  runMode: z.enum(['pass', 'monitor', 'block']),
-  accessMethod: z.enum(['plugin', 'pluginless', 'cname', 'bypass']),
-  listMode: z.enum(['all', 'only_listed', 'except_listed']),
-  checkList: list,
-  passList: list,
-  blockList: list,
-  tokenCookieName: z.string(),
-  identityCookieName: z.string(),
-  tokenExpirySeconds: z.number(),
-  blockStatus: z.number(),
-  blockContent: z.string(),
-  reloadStatus: z.number(),
-  reloadContent: z.string(),
-  browserFeatureDetection: z.boolean(),
-  queryThreatStore: z.boolean(),
-  hideServerInfo: z.boolean(),
-  sourceIp: z.object({
-    mode: z.enum(['default', 'x_real_ip', 'xff', 'custom']),
-    xffMode: z.enum(['leftmost', 'filter', 'rightmost']),
-    trustedSources: z.array(z.string()),
-    customHeader: z.string(),
-  }),
-  accountExtraction: z.object({
-    enabled: z.boolean(),
-    loginPath: z.string(),
-    usernameSelector: z.string(),
-    successSelector: z.string(),
-    successText: z.string(),
-    failureSelector: z.string(),
-    failureText: z.string(),
-  }),
-  miniProgramProtection: z.boolean(),
-  antiBot: z.object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() }),
-  powDifficulty: z.number(),
   createdAt: z.number(),
   updatedAt: z.number(),
   status: siteStatus,
