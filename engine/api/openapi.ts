@@ -58,7 +58,12 @@ const errorBody: JsonObject = {
         code: { type: 'string', enum: Object.keys(STATUS_OF) },
         message: { type: 'string' },
         field: { type: 'string' },
-        params: { type: 'object', additionalProperties: true },
+        params: {
+          type: 'object',
+          additionalProperties: true,
+          description:
+            "What the message needs, never prose; for refused input, zod's issue code and bounds (code, maximum, minimum, origin, format, expected, values, keys)",
+        },
         problems: {
           type: 'array',
           description: 'Every bad field when there are several; the first is also field and message',
