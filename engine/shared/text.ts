@@ -20,24 +20,38 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 const codePoint = (char: string): string =>
   `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 
+/** Why `value` may not be stored, as a reason and parameters the console translates. */
+export interface TextIssue {
+  reason: 'control_char' | 'lone_surrogate';
+  codePoint: string;
+  position: number;
+}
+
 /**
  * Why `value` may not be stored as free text, or null. `multiline` allows tab, LF and CR (page content),
  * never the other controls.
  */
-export function textProblem(value: string, multiline = false): string | null {
+export function textIssue(value: string, multiline = false): TextIssue | null {
   const bad = (multiline ? MULTI_LINE : SINGLE_LINE).exec(value);
-  if (bad) {
-    return `must not contain control or bidirectional-formatting characters (${codePoint(bad[0])} at position ${bad.index + 1})`;
-  }
+  if (bad) return { reason: 'control_char', codePoint: codePoint(bad[0]), position: bad.index + 1 };
   const lone = LONE_SURROGATE.exec(value);
-  if (lone) return `must be valid Unicode text (a lone surrogate ${codePoint(lone[0])} at position ${lone.index + 1})`;
+  if (lone) return { reason: 'lone_surrogate', codePoint: codePoint(lone[0]), position: lone.index + 1 };
   return null;
+}
+
+/** The same, as the English sentence logs and API clients read. */
+export function textProblem(value: string, multiline = false): string | null {
+  const issue = textIssue(value, multiline);
+  if (!issue) return null;
+  return issue.reason === 'control_char'
+    ? `must not contain control or bidirectional-formatting characters (${issue.codePoint} at position ${issue.position})`
+    : `must be valid Unicode text (a lone surrogate ${issue.codePoint} at position ${issue.position})`;
 }
 
 /** A zod refinement refusing what `textProblem` refuses: `z.string().superRefine(visibleText())`. */
 export const visibleText =
   (multiline = false) =>
   (value: string, ctx: z.RefinementCtx): void => {
-    const problem = textProblem(value, multiline);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    const issue = textIssue(value, multiline);
+    if (issue) ctx.addIssue({ code: 'custom', message: textProblem(value, multiline) ?? '', params: { ...issue } });
   };

@@ -12,19 +12,31 @@ import { setFlagsFromString } from 'node:v8';
 setFlagsFromString('--enable-experimental-regexp-engine');
 setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
+/** Why `pattern` cannot be used, as a reason the console translates (`error`: V8's own words). */
+export type UserRegexIssue = { reason: 'regex_invalid'; error: string } | { reason: 'not_linear' };
+
 /** Why `pattern` cannot be used as an operator's regex, or null. */
-export function userRegexProblem(pattern: string, flags = ''): string | null {
+export function userRegexIssue(pattern: string, flags = ''): UserRegexIssue | null {
   try {
     new RegExp(pattern, flags);
   } catch (error) {
-    return `is not a valid regular expression (${reason(error)})`;
+    return { reason: 'regex_invalid', error: reason(error) };
   }
   try {
     new RegExp(pattern, `${flags}l`);
   } catch {
-    return 'uses a construct that cannot run in linear time (backreferences and lookarounds are not allowed)';
+    return { reason: 'not_linear' };
   }
   return null;
+}
+
+/** The same, as the English sentence logs and API clients read. */
+export function userRegexProblem(pattern: string, flags = ''): string | null {
+  const issue = userRegexIssue(pattern, flags);
+  if (!issue) return null;
+  return issue.reason === 'regex_invalid'
+    ? `is not a valid regular expression (${issue.error})`
+    : 'uses a construct that cannot run in linear time (backreferences and lookarounds are not allowed)';
 }
 
 function reason(error: unknown): string {

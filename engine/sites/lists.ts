@@ -1,5 +1,12 @@
 import { BlockList, isIP } from 'node:net';
-import { textProblem, userRegexProblem, validationFailed, type FieldProblem } from '#engine/shared';
+import {
+  textIssue,
+  textProblem,
+  userRegexIssue,
+  userRegexProblem,
+  validationFailed,
+  type FieldProblem,
+} from '#engine/shared';
 
 /**
  * Path and IP lists as operators type them, one entry per line, compiled once for the hot path.
@@ -26,15 +33,21 @@ export function entries(lines: readonly string[]): { line: number; text: string 
   return out;
 }
 
-function lineProblem(field: string, line: number, message: string): FieldProblem {
-  return { field, message: `${field}: line ${line}: ${message}`, params: { line } };
+/** `params` name the reason and its values, so the console says the problem in its own language. */
+function lineProblem(
+  field: string,
+  line: number,
+  message: string,
+  params: Record<string, string | number> = {},
+): FieldProblem {
+  return { field, message: `${field}: line ${line}: ${message}`, params: { line, ...params } };
 }
 
 /** Lines that are not plain text (control or bidi characters) are problems whatever the list. */
 function checkText(items: readonly { line: number; text: string }[], field: string, problems: FieldProblem[]): void {
   for (const { line, text } of items) {
-    const problem = textProblem(text);
-    if (problem) problems.push(lineProblem(field, line, problem));
+    const issue = textIssue(text);
+    if (issue) problems.push(lineProblem(field, line, textProblem(text) ?? '', { ...issue }));
   }
 }
 
@@ -52,7 +65,9 @@ export function compileIpList(lines: readonly string[], field: string): IpMatche
     const address = slash === -1 ? text : text.slice(0, slash);
     const family = isIP(address);
     if (family === 0) {
-      problems.push(lineProblem(field, line, `"${text}" is not an IP address or CIDR`));
+      problems.push(
+        lineProblem(field, line, `"${text}" is not an IP address or CIDR`, { reason: 'not_ip', value: text }),
+      );
       continue;
     }
     const type = family === 4 ? 'ipv4' : 'ipv6';
@@ -64,7 +79,13 @@ export function compileIpList(lines: readonly string[], field: string): IpMatche
     const bits = Number(bitsText);
     const max = family === 4 ? 32 : 128;
     if (!/^\d{1,3}$/.test(bitsText) || bits > max) {
-      problems.push(lineProblem(field, line, `"${text}" has an invalid prefix length (0 to ${max})`));
+      problems.push(
+        lineProblem(field, line, `"${text}" has an invalid prefix length (0 to ${max})`, {
+          reason: 'prefix_length',
+          value: text,
+          max,
+        }),
+      );
       continue;
     }
     list.addSubnet(address, bits, type);
@@ -92,8 +113,9 @@ export function compilePathRegexList(lines: readonly string[], field: string): P
   const regexes: RegExp[] = [];
   for (const { line, text } of items) {
     if (text === '/') continue;
-    const problem = userRegexProblem(text);
-    if (problem) problems.push(lineProblem(field, line, `"${text}" ${problem}`));
+    const issue = userRegexIssue(text);
+    if (issue)
+      problems.push(lineProblem(field, line, `"${text}" ${userRegexProblem(text) ?? ''}`, { ...issue, value: text }));
     else regexes.push(new RegExp(text));
   }
   throwIfAny(problems);
@@ -113,7 +135,8 @@ export function compilePathList(lines: readonly string[], field: string): PathMa
   const exact = new Set<string>();
   const prefixes: string[] = [];
   for (const { line, text } of items) {
-    if (!text.startsWith('/')) problems.push(lineProblem(field, line, `"${text}" must start with /`));
+    if (!text.startsWith('/'))
+      problems.push(lineProblem(field, line, `"${text}" must start with /`, { reason: 'start_slash', value: text }));
     else if (text.endsWith('*')) prefixes.push(text.slice(0, -1));
     else exact.add(text);
   }

@@ -3,6 +3,7 @@
  * translated, the field named by its label, and rate limits say why and when to retry.
  */
 import { ApiError, NETWORK_ERROR } from './api.ts';
+import { engineDetail, renderDetail } from './engine-detail.ts';
 import { isMessageKey, t } from './i18n.svelte.ts';
 
 export function fieldLabel(field: string | undefined): string {
@@ -15,6 +16,16 @@ export function fieldLabel(field: string | undefined): string {
 function detailOf(error: ApiError): string {
   const prefix = error.field ? `${error.field}: ` : '';
   return prefix && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
+/**
+ * What was wrong with a field, in the console's language: built from the engine's code and
+ * parameters (engine-detail.ts); the engine's English sentence only where nothing better is known.
+ */
+export function detailText(error: ApiError): string {
+  const detail = engineDetail(error.message, error.field, error.params);
+  const text = detail ? renderDetail(detail, (key, params) => (isMessageKey(key) ? t(key, params) : null)) : null;
+  return text || detailOf(error);
 }
 
 export function errorMessage(error: unknown): string {
@@ -30,7 +41,7 @@ export function errorMessage(error: unknown): string {
   return t(key, {
     ...error.params,
     field: fieldLabel(error.field),
-    detail: detailOf(error),
+    detail: detailText(error),
     min: error.params.min ?? 8,
     max: error.params.max ?? 16,
   });

@@ -12,7 +12,7 @@ import {
   type CustomRule,
   type CustomRuleInput,
 } from '$lib/api-types.ts';
-import { errorMessage } from '$lib/errors.ts';
+import { detailText, errorMessage } from '$lib/errors.ts';
 import { t } from '$lib/i18n.svelte.ts';
 
 /** How a location takes its regexes: one; several (name, value) pairs; several conditions of any location. */
@@ -159,7 +159,6 @@ export class CustomRuleDraft {
  */
 export function fieldErrorText(error: ApiError): string {
   if (error.code !== 'VALIDATION_FAILED' || !error.field) return errorMessage(error);
-  const prefix = `${error.field}: `;
-  const detail = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  const detail = detailText(error);
   return detail.charAt(0).toUpperCase() + detail.slice(1);
 }

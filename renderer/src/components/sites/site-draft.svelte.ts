@@ -17,7 +17,7 @@ import type {
   XffMode,
 } from '$lib/api-types.ts';
 import { ApiError } from '$lib/api.ts';
-import { errorMessage, fieldLabel } from '$lib/errors.ts';
+import { detailText, errorMessage, fieldLabel } from '$lib/errors.ts';
 import { t } from '$lib/i18n.svelte.ts';
 
 export interface ListDraft {
@@ -273,9 +273,7 @@ export class SiteDraft {
     }
     if (!this.shows(field)) return null;
     if (line === null) return { field, message: errorMessage(error), line };
-    const detail = error.message
-      .replace(new RegExp(`^${error.field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `), '')
-      .replace(/^line \d+: /, '');
+    const detail = detailText(error);
     return { field, message: t('site.error.line', { field: fieldLabel(field), line, detail }), line };
   }
 
