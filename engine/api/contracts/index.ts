@@ -21,6 +21,8 @@ export * from './accounts.contract.ts';
 export * from './licence.contract.ts';
 export * from './sites.contract.ts';
 export type { ErrorBody } from '#engine/shared';
+export { requestFor, API_BASE } from './request.ts';
+export type { CallInput, ContractRequest } from './request.ts';
 
 const isContract = (value: unknown): value is Contract =>
   typeof value === 'object' &&
