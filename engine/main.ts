@@ -8,7 +8,7 @@ import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'n
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import pino from 'pino';
 import { loadSettings, type Settings } from '#engine/settings';
 import { ConfigStore } from '#engine/config-store';
@@ -34,19 +34,36 @@ import {
   type Random,
 } from '#engine/shared';
 
+/** A container token that carries the type it resolves to, so registration and use cannot disagree. */
+interface Token<T> {
+  readonly symbol: symbol;
+  /** Never set: it only ties the token to T. */
+  readonly type?: T;
+}
+
+const token = <T>(name: string): Token<T> => ({ symbol: Symbol(name) });
+
+/** Registers a singleton built by `factory` on first use. */
+function provide<T>(c: DependencyContainer, t: Token<T>, factory: (c: DependencyContainer) => T): void {
+  c.register(t.symbol, { useFactory: instanceCachingFactory(factory) });
+}
+
+function get<T>(c: DependencyContainer, t: Token<T>): T {
+  return c.resolve<T>(t.symbol);
+}
+
 const TOKENS = {
-  settings: Symbol('Settings'),
-  clock: Symbol('Clock'),
-  random: Symbol('Random'),
-  logger: Symbol('Logger'),
-  configStore: Symbol('ConfigStore'),
-  logStore: Symbol('LogStore'),
-  mailer: Symbol('Mailer'),
-  accounts: Symbol('AccountService'),
-  licence: Symbol('LicenceService'),
-  sites: Symbol('SitesService'),
-  ruleSets: Symbol('RuleSetManager'),
-  basicRules: Symbol('BasicRulesService'),
+  clock: token<Clock>('Clock'),
+  random: token<Random>('Random'),
+  logger: token<Logger>('Logger'),
+  configStore: token<ConfigStore>('ConfigStore'),
+  logStore: token<LogStore>('LogStore'),
+  mailer: token<Mailer>('Mailer'),
+  accounts: token<AccountService>('AccountService'),
+  licence: token<LicenceService>('LicenceService'),
+  sites: token<SitesService>('SitesService'),
+  ruleSets: token<RuleSetManager>('RuleSetManager'),
+  basicRules: token<BasicRulesService>('BasicRulesService'),
 } as const;
 
 export interface EngineOptions {
@@ -124,44 +141,53 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const version = engineVersion();
 
   const c = rootContainer.createChildContainer();
-  c.register(TOKENS.settings, { useValue: settings });
-  c.register(TOKENS.clock, { useValue: options.clock ?? systemClock });
-  c.register(TOKENS.random, { useValue: options.random ?? cryptoRandom });
-  c.register(TOKENS.logger, { useValue: logger });
-  c.register(TOKENS.configStore, { useValue: configStore });
-  c.register(TOKENS.logStore, { useValue: logStore });
-  c.register(TOKENS.mailer, { useValue: options.mailer ?? createMailer(settings.smtp) });
-  c.register(TOKENS.accounts, {
-    useValue: new AccountService({
-      store: c.resolve<ConfigStore>(TOKENS.configStore),
-      clock: c.resolve<Clock>(TOKENS.clock),
-      random: c.resolve<Random>(TOKENS.random),
-      mailer: c.resolve<Mailer>(TOKENS.mailer),
-      logger: c.resolve<Logger>(TOKENS.logger),
-      publicUrl: settings.publicUrl,
-      session: { idleMs: settings.session.idleMs, absoluteMs: settings.session.absoluteMs },
-    }),
-  });
-  c.register(TOKENS.licence, {
-    useValue: new LicenceService({
-      store: c.resolve<ConfigStore>(TOKENS.configStore),
-      clock: c.resolve<Clock>(TOKENS.clock),
-      edition: settings.edition,
-      vendorPublicKeyPem,
-    }),
-  });
+  provide(c, TOKENS.clock, () => options.clock ?? systemClock);
+  provide(c, TOKENS.random, () => options.random ?? cryptoRandom);
+  provide(c, TOKENS.logger, () => logger);
+  provide(c, TOKENS.configStore, () => configStore);
+  provide(c, TOKENS.logStore, () => logStore);
+  provide(c, TOKENS.mailer, () => options.mailer ?? createMailer(settings.smtp));
+  // Each service gets the slice of the configuration it works on, not the whole store.
+  provide(
+    c,
+    TOKENS.accounts,
+    (c) =>
+      new AccountService({
+        store: get(c, TOKENS.configStore).slice(['accounts', 'links', 'audit', 'secrets']),
+        clock: get(c, TOKENS.clock),
+        random: get(c, TOKENS.random),
+        mailer: get(c, TOKENS.mailer),
+        logger: get(c, TOKENS.logger),
+        publicUrl: settings.publicUrl,
+        session: { idleMs: settings.session.idleMs, absoluteMs: settings.session.absoluteMs },
+      }),
+  );
+  provide(
+    c,
+    TOKENS.licence,
+    (c) =>
+      new LicenceService({
+        store: get(c, TOKENS.configStore).slice(['licence', 'installation', 'audit']),
+        clock: get(c, TOKENS.clock),
+        edition: settings.edition,
+        vendorPublicKeyPem,
+      }),
+  );
 
   // The gateway port is known once it listens (a test may ask for port 0).
   let gatewayPort = settings.gateway.port;
-  c.register(TOKENS.sites, {
-    useValue: new SitesService({
-      store: c.resolve<ConfigStore>(TOKENS.configStore),
-      clock: c.resolve<Clock>(TOKENS.clock),
-      random: c.resolve<Random>(TOKENS.random),
-      edition: settings.edition,
-      gateway: () => ({ host: settings.gateway.host, port: gatewayPort, environment: settings.gateway.advertised }),
-    }),
-  });
+  provide(
+    c,
+    TOKENS.sites,
+    (c) =>
+      new SitesService({
+        store: get(c, TOKENS.configStore).slice(['sites', 'siteGlobal', 'gateway', 'logConfigs']),
+        clock: get(c, TOKENS.clock),
+        random: get(c, TOKENS.random),
+        edition: settings.edition,
+        gateway: () => ({ host: settings.gateway.host, port: gatewayPort, environment: settings.gateway.advertised }),
+      }),
+  );
 
   // The WAF's compatibility log: ModSecurity-style lines for CRS's go-ftw, when a file is configured.
   let compatLog: WriteStream | undefined;
@@ -174,49 +200,55 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const compatibilityLog = compatLog
     ? (line: string) => compatLog.write(`${new Date().toISOString()} [error] ${line}\n`)
     : undefined;
-  c.register(TOKENS.ruleSets, {
-    useValue: new RuleSetManager({
-      store: c.resolve<ConfigStore>(TOKENS.configStore),
-      dataDir: settings.dataDir,
-      clock: c.resolve<Clock>(TOKENS.clock),
-      logger: c.resolve<Logger>(TOKENS.logger),
-      waf: {
-        requestBodyLimit: settings.waf.bodyLimit,
-        requestBodyLimitAction: settings.waf.bodyLimitAction,
-        compatibilityLog,
-      },
-      ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
-      download: {
-        urlTemplate: settings.crsDownload.urlTemplate,
-        extraCa: readCrsDownloadCa(settings.crsDownload.caFile),
-        ...(options.crsPins ? { pins: options.crsPins } : {}),
-      },
-    }),
-  });
-  const ruleSets = c.resolve<RuleSetManager>(TOKENS.ruleSets);
+  provide(
+    c,
+    TOKENS.ruleSets,
+    (c) =>
+      new RuleSetManager({
+        store: get(c, TOKENS.configStore).slice(['ruleSet']),
+        dataDir: settings.dataDir,
+        clock: get(c, TOKENS.clock),
+        logger: get(c, TOKENS.logger),
+        waf: {
+          requestBodyLimit: settings.waf.bodyLimit,
+          requestBodyLimitAction: settings.waf.bodyLimitAction,
+          compatibilityLog,
+        },
+        ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
+        download: {
+          urlTemplate: settings.crsDownload.urlTemplate,
+          extraCa: readCrsDownloadCa(settings.crsDownload.caFile),
+          ...(options.crsPins ? { pins: options.crsPins } : {}),
+        },
+      }),
+  );
+  const ruleSets = get(c, TOKENS.ruleSets);
   await ruleSets.start();
-  c.register(TOKENS.basicRules, {
-    useValue: new BasicRulesService({
-      store: c.resolve<ConfigStore>(TOKENS.configStore).slice(['sites', 'basicRules']),
-      clock: c.resolve<Clock>(TOKENS.clock),
-      random: c.resolve<Random>(TOKENS.random),
-      ruleSets,
-      compatibilityLog,
-    }),
-  });
-  const basicRules = c.resolve<BasicRulesService>(TOKENS.basicRules);
+  provide(
+    c,
+    TOKENS.basicRules,
+    (c) =>
+      new BasicRulesService({
+        store: get(c, TOKENS.configStore).slice(['sites', 'basicRules']),
+        clock: get(c, TOKENS.clock),
+        random: get(c, TOKENS.random),
+        ruleSets: get(c, TOKENS.ruleSets),
+        compatibilityLog,
+      }),
+  );
+  const basicRules = get(c, TOKENS.basicRules);
 
   const https = settings.console.tls
     ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
     : undefined;
   const app = await buildConsoleServer(
     {
-      accounts: c.resolve<AccountService>(TOKENS.accounts),
-      licence: c.resolve<LicenceService>(TOKENS.licence),
-      sites: c.resolve<SitesService>(TOKENS.sites),
+      accounts: get(c, TOKENS.accounts),
+      licence: get(c, TOKENS.licence),
+      sites: get(c, TOKENS.sites),
       basicRules,
       ruleSets,
-      logger: c.resolve<Logger>(TOKENS.logger),
+      logger: get(c, TOKENS.logger),
       edition: settings.edition,
       version,
       secureCookies: https !== undefined,
@@ -224,7 +256,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     },
     { https, extraRoutes: options.extraRoutes },
   );
-  const clock = c.resolve<Clock>(TOKENS.clock);
+  const clock = get(c, TOKENS.clock);
   const intel: Intel = await createIntel({
     cityDb: settings.intel.cityDb,
     ...(settings.intel.countryDb ? { countryDb: settings.intel.countryDb } : {}),
@@ -250,7 +282,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     wafDenied: (siteId, srcIp, now) => basicRules.isDenied(siteId, srcIp, now),
   };
   const gateway = await buildGatewayServer({
-    sites: c.resolve<SitesService>(TOKENS.sites),
+    sites: get(c, TOKENS.sites),
     logStore,
     clock,
     logger,

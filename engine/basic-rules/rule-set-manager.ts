@@ -3,7 +3,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import { Lru, RampartError, type Clock, type Logger } from '#engine/shared';
-import type { ConfigStore, RuleSetSourceRecord } from '#engine/config-store';
+import type { ConfigSlice, RuleSetSourceRecord } from '#engine/config-store';
 import { createWaf, type GroupId, type Waf, type WafSettings } from '#engine/waf';
 import {
   attributableRuleIds,
@@ -108,7 +108,8 @@ export interface LoadedRuleSet {
 }
 
 export interface RuleSetManagerDeps {
-  store: ConfigStore;
+  /** Where the rule set comes from. */
+  store: ConfigSlice<'ruleSet'>;
   dataDir: string;
   clock: Clock;
   logger: Logger;
