@@ -116,7 +116,7 @@ describe('console accounts, end to end', () => {
     expect(refused.status()).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN_ROLE');
     await page.goto(`${engine.url}/enterprise/accounts`);
-    await page.getByText('Page not found').waitFor();
+    await page.getByText('You do not have permission to open this page').waitFor();
   });
 
   it('shows a guest none of the menus outside the guest role', async () => {

@@ -65,7 +65,7 @@ describe('console without SMTP', () => {
   it('keeps the account filters in the URL', async () => {
     await page.selectOption('#filter-activation', 'pending');
     await page.waitForURL(/activation=pending/);
-    await page.getByTestId('accounts-total').getByText('1 accounts').waitFor();
+    await page.getByTestId('accounts-total').getByText('1 account', { exact: true }).waitFor();
     expect(await new AccountsPage(page, new ShellPage(page)).row(ADMIN).count()).toBe(0);
     await page.reload();
     await new AccountsPage(page, new ShellPage(page)).row(INVITED).waitFor();

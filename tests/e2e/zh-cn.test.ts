@@ -110,6 +110,8 @@ describe('the console in Simplified Chinese', () => {
     await closeDialog();
 
     await visit('/account');
+    // The theme chosen in the top bar holds over the system's light scheme, across a reload.
+    expect(await page.locator('html').getAttribute('theme')).toBe('g100');
     await visit('/enterprise/info');
     await visit('/enterprise/purchases');
     await visit('/enterprise/accounts');
