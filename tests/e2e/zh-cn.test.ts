@@ -122,6 +122,15 @@ describe('the console in Simplified Chinese', () => {
     await visit('/config/sites');
     await visit('/config/sites/new');
     await visit(`/config/sites/${siteId}`, '/config/sites/:id');
+    // The engine's refusals of list lines are said in Chinese, built from its codes and parameters.
+    await page.locator('#block-ips').fill('203.0.113.7\nnot-an-ip');
+    await page.getByTestId('save-site').click();
+    const ipsError = page.getByTestId('lines-block-ips').getByTestId('lines-error');
+    await ipsError.waitFor();
+    expect(await ipsError.textContent()).toContain('“not-an-ip”不是 IP 地址或 CIDR');
+    expect(await ipsError.textContent()).not.toContain('is not an IP address');
+    await check('/config/sites/:id with a refused line');
+    await page.locator('#block-ips').fill('');
     await visit('/config/sites/global');
 
     await visit(`/rules?site=${siteId}`, '/rules');
