@@ -1,8 +1,9 @@
 /**
  * The console in Simplified Chinese speaks only Chinese: every page (first-run setup, sign-in, the
- * link pages, each console page of edition B, a page that does not exist) and its main dialogs are
- * walked in Chromium, and no visible text or accessible name may be a text of the English catalogue
- * that the Chinese catalogue translates.
+ * link pages, each console page of edition B and of edition A, a page that does not exist, a page the
+ * role may not open) and its main dialogs are walked in Chromium, and no visible text or accessible
+ * name may be a text of the English catalogue that the Chinese catalogue translates, nor an English
+ * default of the component kit.
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -178,6 +179,73 @@ describe('the console in Simplified Chinese', () => {
 
     const report = [...latin].map(([label, texts]) => `${label}: ${texts.join(' | ')}`).join('\n');
     if (process.env.RAMPART_ZH_REPORT) console.log(`Latin texts seen:\n${report}`);
+    expect(findings.map((f) => `${f.where}: "${f.text}" (${f.key})`)).toEqual([]);
+    expect(requests.outside(engine.url)).toEqual([]);
+  });
+});
+
+describe('the console of edition A in Simplified Chinese', () => {
+  let engine: TestEngine;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const requests = new RequestLog();
+  const findings: Finding[] = [];
+
+  beforeAll(async () => {
+    engine = await startTestEngine({ RAMPART_EDITION: 'A' }, { rendererDir });
+    browser = await launchChromium();
+    // This browser speaks Chinese: the console starts in Chinese without being told.
+    context = await newContext(browser, requests, { locale: 'zh-CN' });
+    page = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await engine?.dispose();
+  });
+
+  it("shows no English catalogue text on any page of edition A, under A's names", async () => {
+    const check = async (label: string): Promise<void> => {
+      await page.waitForLoadState('networkidle');
+      findings.push(...(await englishOn(page, label)));
+    };
+    await page.goto(`${engine.url}/`);
+    await page.waitForURL(/\/setup$/);
+    await check('/setup');
+    await page.locator('#setup-email').fill('admin-a@rampart.test');
+    await page.locator('#setup-password').fill(STRONG_PASSWORD);
+    await page.locator('#setup-confirm').fill(STRONG_PASSWORD);
+    await page.getByRole('button', { name: zhCN['setup.submit'] }).click();
+    await page.waitForURL(`${engine.url}/`);
+
+    const request = page.context().request;
+    const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
+    const created = await request.post(`${engine.url}/api/v1/sites`, {
+      data: { name: 'Portal' },
+      headers: { 'X-CSRF-Token': csrfToken },
+    });
+    expect(created.status()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+
+    for (const path of [
+      '/',
+      '/account',
+      '/enterprise/info',
+      '/enterprise/accounts',
+      '/enterprise/purchases',
+      '/config/sites',
+      '/config/sites/new',
+      `/config/sites/${id}`,
+      '/config/sites/global',
+      `/rules?site=${id}`,
+      '/no-such-page',
+    ]) {
+      await page.goto(`${engine.url}${path}`);
+      await check(path);
+    }
+    expect(await page.getByTestId('page-not-found').count()).toBe(1);
     expect(findings.map((f) => `${f.where}: "${f.text}" (${f.key})`)).toEqual([]);
     expect(requests.outside(engine.url)).toEqual([]);
   });
