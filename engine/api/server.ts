@@ -15,7 +15,7 @@ import {
   RampartError,
   errorBody as body,
   isRampartError,
-  parseJsonStrict,
+  strictJsonBodyParser,
   safeEqual,
   validationFailed,
   zodProblems,
@@ -176,13 +176,7 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
 
   // Repeated keys, prototype keys and deep nesting are refused before any route sees a body.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    try {
-      done(null, parseJsonStrict(text as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, strictJsonBodyParser);
 
   app.addHook('onSend', async (request, reply, payload) => {
     reply.headers(SECURITY_HEADERS);

@@ -6,7 +6,7 @@ import {
   HTTP_STATUS_OF,
   RampartError,
   errorBody,
-  parseJsonStrict,
+  strictJsonBodyParser,
   safeEqual,
   validationFailed,
   zodProblems,
@@ -352,13 +352,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
 
   // Repeated keys, prototype keys and deep nesting are refused here as on the console API.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
-    try {
-      done(null, parseJsonStrict(text as string));
-    } catch (error) {
-      done(error as Error, undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, strictJsonBodyParser);
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof RampartError) {

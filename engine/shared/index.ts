@@ -17,7 +17,7 @@ export type { Role, ModuleKey, Edition, Page, CustomRuleLocation, CrawlerType } 
 export { Lru } from './lru.ts';
 export { capText, capRecord, MAX_LOG_FIELD, TRUNCATED_MARK } from './bounded-text.ts';
 export type { RecordCaps } from './bounded-text.ts';
-export { parseJsonStrict, type StrictJsonOptions } from './strict-json.ts';
+export { parseJsonStrict, strictJsonBodyParser, type StrictJsonOptions } from './strict-json.ts';
 export { HTTP_STATUS_OF, errorBody } from './http-errors.ts';
 export type { ErrorBody } from './http-errors.ts';
 export { issueParams, zodProblems } from './zod-problems.ts';

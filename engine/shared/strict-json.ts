@@ -112,3 +112,19 @@ export function parseJsonStrict(text: string, options: StrictJsonOptions = {}): 
     throw invalid();
   }
 }
+
+/**
+ * `parseJsonStrict` as an HTTP server's JSON body parser (Fastify's `addContentTypeParser` with
+ * `parseAs: 'string'`), for both the console API and the gateway API.
+ */
+export function strictJsonBodyParser(
+  _request: unknown,
+  text: string | Buffer,
+  done: (error: Error | null, body?: unknown) => void,
+): void {
+  try {
+    done(null, parseJsonStrict(typeof text === 'string' ? text : text.toString('utf8')));
+  } catch (error) {
+    done(error as Error, undefined);
+  }
+}
