@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
-import { tarGz, zip, type ArchiveEntry } from './archive-writers.ts';
+import { tarGz, zip, type ZipEntry as ArchiveEntry } from '../../support/archive-writers.ts';
 
 let engine: TestEngine;
 let admin: ApiClient;
