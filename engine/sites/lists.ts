@@ -121,7 +121,23 @@ export function compilePathRegexList(lines: readonly string[], field: string): P
   throwIfAny(problems);
   if (items.some((e) => e.text === '/')) return { empty: false, test: () => true };
   if (regexes.length === 0) return { empty: true, test: () => false };
-  return { empty: false, test: (path) => regexes.some((r) => r.test(path)) };
+  return { empty: false, test: pathTest(regexes) };
+}
+
+/**
+ * One regex for the hot path where joining the lines means the same as testing them one by one: when
+ * the union is still linear-time (a `\1` or `\k<name>` that a lone line reads as a literal would be a
+ * backreference in the union, which the linear engine refuses) and valid (no named group twice).
+ */
+function pathTest(regexes: readonly RegExp[]): (path: string) => boolean {
+  const [only] = regexes;
+  if (regexes.length === 1 && only) return (path) => only.test(path);
+  const union = regexes.map((r) => `(?:${r.source})`).join('|');
+  if (userRegexProblem(union) === null) {
+    const joined = new RegExp(union);
+    return (path) => joined.test(path);
+  }
+  return (path) => regexes.some((r) => r.test(path));
 }
 
 /**
