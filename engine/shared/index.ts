@@ -5,7 +5,7 @@
 export { ERROR_CODES, RampartError, isRampartError, ok, err, problemsOf, validationFailed } from './errors.ts';
 export type { ErrorCode, ErrorParams, FieldProblem, Result } from './errors.ts';
 export { textIssue, textProblem, visibleText } from './text.ts';
-export { userRegexIssue, userRegexProblem } from './user-regex.ts';
+export { userRegexIssue, userRegexIssueText, userRegexProblem } from './user-regex.ts';
 export { systemClock, ManualClock, SECOND, MINUTE, HOUR, DAY } from './clock.ts';
 export type { Clock } from './clock.ts';
 export { cryptoRandom, newId, newSecret, sha256, safeEqual } from './ids.ts';

@@ -30,13 +30,17 @@ export function userRegexIssue(pattern: string, flags = ''): UserRegexIssue | nu
   return null;
 }
 
-/** The same, as the English sentence logs and API clients read. */
-export function userRegexProblem(pattern: string, flags = ''): string | null {
-  const issue = userRegexIssue(pattern, flags);
-  if (!issue) return null;
+/** An issue as the English sentence logs and API clients read. */
+export function userRegexIssueText(issue: UserRegexIssue): string {
   return issue.reason === 'regex_invalid'
     ? `is not a valid regular expression (${issue.error})`
     : 'uses a construct that cannot run in linear time (backreferences and lookarounds are not allowed)';
+}
+
+/** Why `pattern` cannot be used, as that sentence, or null. */
+export function userRegexProblem(pattern: string, flags = ''): string | null {
+  const issue = userRegexIssue(pattern, flags);
+  return issue ? userRegexIssueText(issue) : null;
 }
 
 function reason(error: unknown): string {

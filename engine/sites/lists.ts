@@ -3,7 +3,7 @@ import {
   textIssue,
   textProblem,
   userRegexIssue,
-  userRegexProblem,
+  userRegexIssueText,
   validationFailed,
   type FieldProblem,
 } from '#engine/shared';
@@ -115,7 +115,7 @@ export function compilePathRegexList(lines: readonly string[], field: string): P
     if (text === '/') continue;
     const issue = userRegexIssue(text);
     if (issue)
-      problems.push(lineProblem(field, line, `"${text}" ${userRegexProblem(text) ?? ''}`, { ...issue, value: text }));
+      problems.push(lineProblem(field, line, `"${text}" ${userRegexIssueText(issue)}`, { ...issue, value: text }));
     else regexes.push(new RegExp(text));
   }
   throwIfAny(problems);
@@ -133,7 +133,7 @@ function pathTest(regexes: readonly RegExp[]): (path: string) => boolean {
   const [only] = regexes;
   if (regexes.length === 1 && only) return (path) => only.test(path);
   const union = regexes.map((r) => `(?:${r.source})`).join('|');
-  if (userRegexProblem(union) === null) {
+  if (userRegexIssue(union) === null) {
     const joined = new RegExp(union);
     return (path) => joined.test(path);
   }
