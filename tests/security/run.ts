@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
 import { ApiClient } from '../support/api-client.ts';
+import { recordTally } from '../support/test-tally.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '..', '..');
@@ -72,8 +73,19 @@ async function accountWithRole(engine: TestEngine, admin: ApiClient, role: 'user
   return client;
 }
 
+/**
+ * The last lines of schemathesis' output, with its pytest-style banners (`==== 3 warnings in 27.01s ====`)
+ * reworded: a CI reader that looks for test runners' closing lines would take such a banner, which counts
+ * no test, for the close of a run that executed none.
+ */
 function lastLines(text: string, count: number): string {
-  return text.trimEnd().split('\n').slice(-count).join('\n');
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.replace(/^=+\s*(.*?)\s+in ([\d.]+)s\s*=+$/, 'schemathesis: $1 ($2 s)'))
+    .filter((line) => !/^=+$/.test(line.trim()))
+    .slice(-count)
+    .join('\n');
 }
 
 async function schemathesis(
@@ -181,6 +193,7 @@ async function main(): Promise<number> {
   for (const r of results)
     process.stdout.write(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.seconds.toFixed(0)} s): ${r.summary}\n`);
   process.stdout.write(`security: ${passed} passed, ${failed} failed\n`);
+  await recordTally('security', { passed, failed, skipped: 0 });
   return failed === 0 ? 0 : 1;
 }
 

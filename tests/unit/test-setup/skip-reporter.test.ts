@@ -9,7 +9,7 @@ function runFixture(env: Record<string, string>): { status: number | null; out: 
   const r = spawnSync(
     process.execPath,
     ['node_modules/vitest/vitest.mjs', 'run', '--config', 'tests/fixtures/skip-reporter/vitest.config.ts'],
-    { encoding: 'utf8', env: { ...process.env, CI: '', ...env }, timeout: 60_000 },
+    { encoding: 'utf8', env: { ...process.env, CI: '', RAMPART_TEST_TALLY: 'off', ...env }, timeout: 60_000 },
   );
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
@@ -21,6 +21,7 @@ describe('the skip reporter', () => {
     expect(out).toContain(
       'skipped: tests/fixtures/skip-reporter/one-skip.fixture.ts > needs data that is not there > reads the data: fixture data not found in /nowhere: set FIXTURE_DATA',
     );
+    expect(out).toMatch(/^fixture: 1 passed, 0 failed, 1 skipped$/m);
     expect(status).toBe(0);
   }, 60_000);
 
