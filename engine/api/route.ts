@@ -35,7 +35,7 @@ export interface RouteDef<P, Q, B, R> {
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
   /** Success status; 204 routes have no response schema. */
-  status?: 200 | 201 | 204;
+  status?: 200 | 201 | 202 | 204;
   response?: z.ZodType<R>;
   /** A download answers with the file the handler returns instead of JSON. */
   produces?: 'json' | 'download';

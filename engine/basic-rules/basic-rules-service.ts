@@ -1,5 +1,12 @@
-import { z } from 'zod';
-import { MINUTE, RampartError, newId, visibleText, type Clock, type Random } from '#engine/shared';
+import {
+  MINUTE,
+  PROTECTION_LEVELS,
+  RampartError,
+  newId,
+  type Clock,
+  type CustomRuleInput,
+  type Random,
+} from '#engine/shared';
 import type {
   ConfigSlice,
   CustomRuleCondition,
@@ -12,12 +19,10 @@ import type { CompiledSite } from '#engine/sites';
 import { NO_WAF_MATCH, type RequestFacts, type WafOutcome } from '#engine/verdict';
 import {
   compileCustomRules,
-  CUSTOM_LOCATIONS,
   PAIR_LOCATIONS,
   patternProblem,
   PLUGIN_LOCATIONS,
   type ConditionLocation,
-  type CustomLocation,
   type CustomRuleMatcher,
   type GroupId,
   type LevelProfile,
@@ -27,7 +32,6 @@ import { RULE_GROUPS, type RuleGroup } from '#engine/waf';
 import { RECOMMENDED_IDS, type RuleSetManager } from './rule-set-manager.ts';
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
 
-export const PROTECTION_LEVELS: readonly ProtectionLevel[] = ['loose', 'normal', 'strict', 'very_strict'];
 const paranoiaOf = (level: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(level) + 1;
 
 export const GROUP_IDS = RULE_GROUPS.map((g) => g.id);
@@ -36,7 +40,6 @@ export const GROUP_IDS = RULE_GROUPS.map((g) => g.id);
 export const WAF_DENIAL_MS = MINUTE;
 const MAX_DENIALS = 100_000;
 export const MAX_CUSTOM_RULES = 200;
-const MAX_CONDITIONS = 20;
 
 export const DEFAULT_GROUP: RuleGroupSetting = Object.freeze({ enabled: true, level: 'loose' });
 
@@ -59,34 +62,6 @@ export interface GroupRuleView {
   level: 1 | 2 | 3 | 4;
   enabled: boolean;
 }
-
-export const groupSettingSchema = z
-  .object({ enabled: z.boolean(), level: z.enum(['loose', 'normal', 'strict', 'very_strict']) })
-  .strict();
-
-const conditionSchema = z
-  .object({
-    location: z.enum(
-      CUSTOM_LOCATIONS.filter((l) => l !== 'all' && l !== 'any') as [ConditionLocation, ...ConditionLocation[]],
-    ),
-    name: z.string().max(256, 'must be at most 256 characters').superRefine(visibleText()).default(''),
-    pattern: z.string(),
-  })
-  .strict();
-
-export const customRuleInputSchema = z
-  .object({
-    name: z.string().trim().min(1, 'is required').max(64, 'must be at most 64 characters').superRefine(visibleText()),
-    remark: z.string().trim().max(256, 'must be at most 256 characters').superRefine(visibleText()).default(''),
-    enabled: z.boolean().default(true),
-    location: z.enum(CUSTOM_LOCATIONS as [CustomLocation, ...CustomLocation[]]),
-    conditions: z
-      .array(conditionSchema)
-      .min(1, 'needs at least one regex')
-      .max(MAX_CONDITIONS, `at most ${MAX_CONDITIONS}`),
-  })
-  .strict();
-export type CustomRuleInput = z.infer<typeof customRuleInputSchema>;
 
 export interface CustomRuleView extends CustomRuleRecord {
   attackType: 'custom';

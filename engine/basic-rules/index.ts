@@ -14,19 +14,10 @@ export type {
 } from './rule-set-manager.ts';
 export { CRS_RELEASE_PINS, DEFAULT_CRS_VERSION, DEFAULT_CRS_DOWNLOAD_URL } from './crs-releases.ts';
 export type { CrsPins } from './crs-releases.ts';
-export {
-  BasicRulesService,
-  PROTECTION_LEVELS,
-  GROUP_IDS,
-  WAF_DENIAL_MS,
-  MAX_CUSTOM_RULES,
-  groupSettingSchema,
-  customRuleInputSchema,
-} from './basic-rules-service.ts';
+export { BasicRulesService, GROUP_IDS, WAF_DENIAL_MS, MAX_CUSTOM_RULES } from './basic-rules-service.ts';
 export type {
   BasicRulesServiceDeps,
   BasicRuleGroupView,
   GroupRuleView,
-  CustomRuleInput,
   CustomRuleView,
 } from './basic-rules-service.ts';

@@ -6,6 +6,14 @@ export { ERROR_CODES, RampartError, isRampartError, ok, err, problemsOf, validat
 export type { ErrorCode, ErrorParams, FieldProblem, Result } from './errors.ts';
 export { textIssue, textProblem, visibleText } from './text.ts';
 export { userRegexIssue, userRegexIssueText, userRegexProblem } from './user-regex.ts';
+export {
+  PROTECTION_LEVELS,
+  protectionLevelSchema,
+  groupSettingSchema,
+  customRuleInputSchema,
+  CUSTOM_RULE_LIMITS,
+} from './rule-shape.ts';
+export type { ProtectionLevelName, CustomRuleInput } from './rule-shape.ts';
 export { systemClock, ManualClock, SECOND, MINUTE, HOUR, DAY } from './clock.ts';
 export type { Clock } from './clock.ts';
 export { cryptoRandom, newId, newSecret, sha256, safeEqual } from './ids.ts';

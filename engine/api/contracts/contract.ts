@@ -24,8 +24,8 @@ export interface Contract {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
-  /** Success status; 204 operations have no response schema. */
-  status?: 200 | 201 | 204;
+  /** Success status (202: accepted, it runs on); 204 operations have no response schema. */
+  status?: 200 | 201 | 202 | 204;
   response?: z.ZodType;
   /** A download answers with a file instead of JSON. */
   produces?: 'json' | 'download';

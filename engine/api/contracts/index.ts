@@ -11,6 +11,7 @@ import * as session from './session.contract.ts';
 import * as accounts from './accounts.contract.ts';
 import * as licence from './licence.contract.ts';
 import * as sites from './sites.contract.ts';
+import * as basicRules from './basic-rules.contract.ts';
 
 export { defineContract } from './contract.ts';
 export type { Access, Contract, HttpMethod, InputOf, ParamsOf, QueryOf, BodyOf, ResponseOf } from './contract.ts';
@@ -20,6 +21,7 @@ export * from './session.contract.ts';
 export * from './accounts.contract.ts';
 export * from './licence.contract.ts';
 export * from './sites.contract.ts';
+export * from './basic-rules.contract.ts';
 export type { ErrorBody } from '#engine/shared';
 export { requestFor, API_BASE } from './request.ts';
 export type { CallInput, ContractRequest } from './request.ts';
@@ -30,12 +32,9 @@ const isContract = (value: unknown): value is Contract =>
   typeof (value as Contract).operationId === 'string' &&
   typeof (value as Contract).method === 'string';
 
-/**
- * Every contract, by domain. (The basic-rules and rule-set operations are still declared with
- * their handlers in engine/api/routes/basic-rules.routes.ts and move here later.)
- */
+/** Every contract, by domain. */
 export const CONTRACTS: Readonly<Record<string, readonly Contract[]>> = Object.fromEntries(
-  Object.entries({ system, session, accounts, licence, sites }).map(([domain, exports]) => [
+  Object.entries({ system, session, accounts, licence, sites, 'basic-rules': basicRules }).map(([domain, exports]) => [
     domain,
     Object.values(exports).filter(isContract),
   ]),

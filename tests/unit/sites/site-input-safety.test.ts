@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SitesService, compilePathRegexList, siteInputSchema, type SiteInput } from '#engine/sites';
 import { ConfigStore } from '#engine/config-store';
-import { ManualClock, cryptoRandom, RampartError } from '#engine/shared';
-import { customRuleInputSchema } from '#engine/basic-rules';
+import { ManualClock, cryptoRandom, RampartError, customRuleInputSchema } from '#engine/shared';
 
 let dir: string;
 const clock = new ManualClock();
