@@ -1,11 +1,18 @@
-import { randomBytes, createHash } from 'node:crypto';
+import type * as NodeCrypto from 'node:crypto';
+
+/**
+ * node:crypto is reached on first use through `process.getBuiltinModule`, not a static import: the
+ * console bundles engine/shared (the site shape, through the API contracts) and never calls these.
+ */
+let loaded: typeof NodeCrypto | undefined;
+const nodeCrypto = (): typeof NodeCrypto => (loaded ??= process.getBuiltinModule('node:crypto'));
 
 /** Randomness behind an interface so ids and secrets are reproducible in tests when needed. */
 export interface Random {
   bytes(size: number): Buffer;
 }
 
-export const cryptoRandom: Random = { bytes: (size) => randomBytes(size) };
+export const cryptoRandom: Random = { bytes: (size) => nodeCrypto().randomBytes(size) };
 
 /** A short, URL-safe identifier with a readable prefix, e.g. `acc_3k9f0q2m7x1c`. */
 export function newId(prefix: string, random: Random = cryptoRandom): string {
@@ -22,7 +29,7 @@ export function newSecret(random: Random = cryptoRandom): string {
 }
 
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return nodeCrypto().createHash('sha256').update(text).digest('hex');
 }
 
 /**

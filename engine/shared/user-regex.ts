@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-
 /**
  * Regular expressions an operator types (custom rules, edition B's path lists) must not be able to
  * stall the engine. A pattern is accepted only if V8's linear-time engine can compile it (the `l`
@@ -8,9 +6,25 @@ import { setFlagsFromString } from 'node:v8';
  * `(a+)+$` over 50 KB takes about 20 ms that way instead of never finishing. Measured alternatives:
  * the linear engine for every run is 3 to 10 times slower on everyday input; a time bound needs a
  * worker thread per check; RE2 needs a native addon.
+ *
+ * The flags are set when this module loads in Node, before the engine compiles any regex: V8 gives
+ * the backtracking fallback only to regexes compiled after the flag is set. They are reached through
+ * `process.getBuiltinModule`, not a static `node:v8` import, because the console bundles this module
+ * (the site shape, through the API contracts): in a browser there is no V8 flag to set, so only the
+ * pattern's validity is checked there, and the engine's refusal of a pattern that is not linear-time
+ * reaches the form as its field problem.
  */
-setFlagsFromString('--enable-experimental-regexp-engine');
-setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+const LINEAR_ENGINE = enableLinearEngine();
+
+/** Sets V8's linear-time regex flags when running in Node; false where there is no such engine (a browser). */
+function enableLinearEngine(): boolean {
+  const host = (globalThis as { process?: NodeJS.Process }).process;
+  if (typeof host?.versions?.node !== 'string') return false;
+  const v8 = host.getBuiltinModule('node:v8');
+  v8.setFlagsFromString('--enable-experimental-regexp-engine');
+  v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+  return true;
+}
 
 /** Why `pattern` cannot be used, as a reason the console translates (`error`: V8's own words). */
 export type UserRegexIssue = { reason: 'regex_invalid'; error: string } | { reason: 'not_linear' };
@@ -22,6 +36,7 @@ export function userRegexIssue(pattern: string, flags = ''): UserRegexIssue | nu
   } catch (error) {
     return { reason: 'regex_invalid', error: reason(error) };
   }
+  if (!LINEAR_ENGINE) return null;
   try {
     new RegExp(pattern, `${flags}l`);
   } catch {
