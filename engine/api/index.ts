@@ -6,8 +6,8 @@
  */
 export { buildConsoleServer, allRoutes, API_PREFIX, BODY_LIMIT } from './server.ts';
 export type { BuildOptions } from './server.ts';
-export { defineRoute, bindRoute } from './route.ts';
-export type { AnyRoute, Access, RouteDef, HttpMethod, Handler } from './route.ts';
+export { bindRoute } from './route.ts';
+export type { AnyRoute, Access, HttpMethod, Handler } from './route.ts';
 export { buildOpenApi } from './openapi.ts';
 export type { ApiDeps } from './deps.ts';
 export { SESSION_COOKIE } from './routes/session.routes.ts';

@@ -108,8 +108,7 @@ function requireFields(schema: JsonObject, fields: readonly string[]): JsonObjec
 }
 
 /**
- * The OpenAPI 3.0 document of one edition, generated from the operations' contracts and nothing else
- * (a route still declared with defineRoute is its own contract).
+ * The OpenAPI 3.0 document of one edition, generated from the operations' contracts and nothing else.
  * Each operation carries `x-rampart-access` (`public`, `signedIn` or the roles that may call it) and,
  * when it needs one, `x-rampart-module`: the security run checks answers against them.
  */

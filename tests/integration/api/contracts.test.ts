@@ -5,13 +5,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes, buildOpenApi, type AnyRoute, type ApiDeps } from '#engine/api';
 import { ALL_CONTRACTS } from '../../../engine/api/contracts/index.ts';
-import { basicRuleRoutes } from '../../../engine/api/routes/basic-rules.routes.ts';
 
 // Building the route table runs no handler: the dependencies are never reached.
 const deps = {} as ApiDeps;
 const routes: AnyRoute[] = allRoutes(deps);
-/** Routes still declared with defineRoute, contract and handler in one: the basic-rules ones only. */
-const notYetBound = new Set(basicRuleRoutes(deps).map((r) => r.operationId));
 
 let python = '';
 let workDir = '';
@@ -25,9 +22,8 @@ afterAll(async () => {
 });
 
 describe('the API contracts', () => {
-  it('bind every route to exactly one contract (but the basic-rules routes, which are not moved yet)', () => {
+  it('bind every route to exactly one contract', () => {
     for (const route of routes) {
-      if (notYetBound.has(route.operationId)) continue;
       expect(route.contract, `${route.operationId} has no contract`).toBeDefined();
       expect(
         ALL_CONTRACTS.filter((c) => c === route.contract),

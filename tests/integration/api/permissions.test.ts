@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineRoute, type AnyRoute } from '#engine/api';
+import { bindRoute, type AnyRoute } from '#engine/api';
+import { defineContract } from '../../../engine/api/contracts/index.ts';
 import { ManualClock, DAY } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { TestSmtpServer } from '../../support/smtp.ts';
@@ -76,17 +77,19 @@ function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {
 }
 
 /** A module-gated probe route, standing in for the licensed pages that later work adds. */
-const gated: AnyRoute = defineRoute({
-  method: 'GET',
-  path: '/test/gated',
-  operationId: 'testGated',
-  summary: 'test only',
-  tag: 'test',
-  access: 'signedIn',
-  module: 'advanced',
-  response: z.object({ ok: z.boolean() }),
-  handler: () => ({ ok: true }),
-});
+const gated: AnyRoute = bindRoute(
+  defineContract({
+    method: 'GET',
+    path: '/test/gated',
+    operationId: 'testGated',
+    summary: 'test only',
+    tag: 'test',
+    access: 'signedIn',
+    module: 'advanced',
+    response: z.object({ ok: z.boolean() }),
+  }),
+  () => ({ ok: true }),
+);
 
 let engine: TestEngine;
 let smtp: TestSmtpServer;
