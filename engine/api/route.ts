@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { FastifyReply } from 'fastify';
 import type { AccountRecord, Session } from './deps.ts';
 import type { Access, BodyOf, Contract, HttpMethod, ParamsOf, QueryOf, ResponseOf } from './contracts/index.ts';
