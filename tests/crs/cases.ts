@@ -87,8 +87,16 @@ function parseRaw(raw: Buffer, dest: { addr: string; port: number }): WafRequest
 }
 
 export interface BuildOptions {
-  /** Add `Content-Type: application/x-www-form-urlencoded` when data is sent without one. */
-  defaultContentType: boolean;
+  /**
+   * Which CRS test client's request building to follow for `data` without `autocomplete_headers:
+   * false` / `stop_magic: true`:
+   * - `ftw`: Python ftw (the 3.3.x suite), which adds a urlencoded Content-Type when none is given;
+   * - `go-ftw`: go-ftw (the 4.x suite, `ftwhttp/request.go`), which also adds that Content-Type,
+   *   percent-encodes each `key=value` pair of urlencoded data that holds no `%` or `+`, turns LF
+   *   into CRLF in multipart bodies, and adds `Connection: close` and a Content-Length (0 too) to
+   *   every POST, PUT, PATCH or DELETE.
+   */
+  client: 'ftw' | 'go-ftw';
 }
 
 /** `encoded_request` (base64) or `raw_request` (text) as bytes; undefined when the stage has neither. */
@@ -97,6 +105,33 @@ function rawBytes(input: Yaml): Buffer | undefined {
   if (encoded !== undefined) return Buffer.from(encoded, 'base64');
   const raw = str(input.raw_request);
   return raw === undefined ? undefined : Buffer.from(raw, 'utf8');
+}
+
+/** Go's url.QueryEscape on UTF-8 bytes: unreserved bytes stay, space becomes `+`, the rest `%XX`. */
+function queryEscape(s: string): string {
+  let out = '';
+  for (const b of Buffer.from(s, 'utf8')) {
+    const c = String.fromCharCode(b);
+    if (/[A-Za-z0-9\-_.~]/.test(c)) out += c;
+    else if (b === 0x20) out += '+';
+    else out += `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/**
+ * go-ftw's encodeDataParameters: urlencoded data that url-decoding would leave unchanged (no `%`,
+ * no `+`) is taken as not yet encoded, and each `&`-separated `key=value` has key and value encoded.
+ */
+function goFtwEncode(data: string): string {
+  if (data.includes('%') || data.includes('+')) return data;
+  return data
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      return eq < 0 ? queryEscape(pair) : `${queryEscape(pair.slice(0, eq))}=${queryEscape(pair.slice(eq + 1))}`;
+    })
+    .join('&');
 }
 
 function buildRequest(input: Yaml, opts: BuildOptions): WafRequest {
@@ -108,19 +143,33 @@ function buildRequest(input: Yaml, opts: BuildOptions): WafRequest {
   let data: string | undefined;
   if (Array.isArray(rawData)) data = rawData.map((l) => str(l) ?? '').join('\r\n');
   else data = str(rawData);
+  const method = str(input.method) ?? 'GET';
+  // stop_magic (3.x) / autocomplete_headers: false (4.x): the runner adds no header; without
+  // Content-Length / Transfer-Encoding the server reads no body.
+  const magic = input.stop_magic !== true && input.autocomplete_headers !== false;
+  const header = (n: string): string | undefined => headers.find(([k]) => k.toLowerCase() === n)?.[1];
+  const has = (n: string): boolean => header(n) !== undefined;
+  if (magic && data !== undefined && data !== '' && opts.client === 'go-ftw') {
+    if (!has('content-type')) headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
+    if (header('content-type') === 'application/x-www-form-urlencoded') data = goFtwEncode(data);
+    else if (header('content-type')?.startsWith('multipart/form-data;')) data = data.replace(/\n/g, '\r\n');
+  }
   let body: Buffer | null = null;
-  // stop_magic: the runner adds no header; without Content-Length / Transfer-Encoding the server reads no body.
-  const magic = input.stop_magic !== true;
-  const has = (n: string): boolean => headers.some(([k]) => k.toLowerCase() === n);
   if (data !== undefined && data !== '' && (magic || has('content-length') || has('transfer-encoding'))) {
     body = Buffer.from(data, 'utf8');
     if (magic && !has('content-length') && !has('transfer-encoding'))
       headers.push(['Content-Length', String(body.length)]);
-    if (magic && opts.defaultContentType && !has('content-type'))
+    if (magic && opts.client === 'ftw' && !has('content-type'))
       headers.push(['Content-Type', 'application/x-www-form-urlencoded']);
   }
+  if (magic && opts.client === 'go-ftw') {
+    if (!has('connection')) headers.push(['Connection', 'close']);
+    // go-ftw's methodsWithBodyRegex, `^POST|PUT|PATCH|DELETE$`, unanchored in the middle as written.
+    if (body === null && /^POST|PUT|PATCH|DELETE$/.test(method) && !has('content-length'))
+      headers.push(['Content-Length', '0']);
+  }
   return {
-    method: bin(str(input.method) ?? 'GET'),
+    method: bin(method),
     uri: bin(str(input.uri) ?? '/'),
     protocol: str(input.version) ?? 'HTTP/1.1',
     headers,

@@ -10,7 +10,9 @@
  * run over HTTP against nginx with Rampart's plugin (http-runner.ts). Without /usr/sbin/nginx those
  * are skipped, except in CI (CI=true) with --check, where that is an error.
  *
- *   npx tsx tests/crs/run.ts [--group 942] [--no-write] [--no-http]
+ *   npx tsx tests/crs/run.ts [--suite v3|v4] [--group 942] [--no-write] [--no-http] [--check]
+ *
+ * `--suite` or `--group` runs a part: nothing is written and --check guards only what ran.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -39,7 +41,15 @@ const CAUSES: Record<string, Record<string, string>> = {
       'web-server behaviour: Apache drops Content-Length when Transfer-Encoding is present (Node rejects such requests)',
     '920270-4': APACHE_400('a Host header with `%00`'),
     '920610-2': APACHE_400('a request target with a `#fragment`'),
-    '920274-1': `${APACHE_400('a Host header with `%1F`')}. Here 920274 (paranoia level 4) fires but does not block: the engine sets tx.paranoia_level only, and CRS 4 counts scores up to tx.blocking_paranoia_level (default 1)`,
+    '920274-1': APACHE_400('a Host header with `%1F`'),
+    '920100-8':
+      "web-server behaviour: Coraza's override expects 920100 for a colon in the path (Go's server); the request line is well formed for 920100's pattern, and ModSecurity behind nginx does not log it either (nginx-overrides: no_expect_ids 920100)",
+    '920430-8':
+      "web-server behaviour: Coraza's override expects no 920430 because Go's server answers 505 to HTTP/4.0 before the WAF runs (nginx does the same); in process the WAF sees the request and 920430 fires as the rule says",
+    '920620-1':
+      'web-server behaviour: Apache joins two Content-Type headers into one, so the case expects no 920620; Rampart sees both headers as sent, as ModSecurity behind nginx does (nginx-overrides: expect_ids 920620)',
+    '921140-1':
+      'web-server behaviour: Apache and nginx answer 400 to a header value with a bare CR before any module runs; in process the WAF is given the header and 921140 (header injection) fires as it should',
   },
 };
 
@@ -47,7 +57,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const groupArg = args.indexOf('--group');
 const groups: readonly string[] = groupArg >= 0 ? [args[groupArg + 1] ?? ''] : GROUPS;
-const write = !args.includes('--no-write') && groupArg < 0;
+const suiteArg = args.indexOf('--suite');
+const suiteWanted = suiteArg >= 0 ? (args[suiteArg + 1] ?? '') : 'all';
+if (!['all', 'v3', 'v4'].includes(suiteWanted)) {
+  console.log(`--suite takes v3 or v4, not ${suiteWanted}`);
+  process.exit(2);
+}
+const write = !args.includes('--no-write') && groupArg < 0 && suiteArg < 0;
 
 function counts(r: SuiteResult): { inProcess: number; http: number; skipped: number } {
   const judged = r.results.filter((x) => x.status !== 'skip');
@@ -172,11 +188,12 @@ async function suite(
   if (check) guard(key, result);
 }
 
-await suite('crs_regression_pass_rate', '3.3.4', v3Options());
-await suite(
-  'crs_v4_regression_pass_rate',
-  CRS4_VERSION.slice(1),
-  v4Options(),
-  CRS4 ? { rules: CRS4.rules, setup: CRS4.setup } : undefined,
-);
+if (suiteWanted !== 'v4') await suite('crs_regression_pass_rate', '3.3.4', v3Options());
+if (suiteWanted !== 'v3')
+  await suite(
+    'crs_v4_regression_pass_rate',
+    CRS4_VERSION.slice(1),
+    v4Options(),
+    CRS4 ? { rules: CRS4.rules, setup: CRS4.setup } : undefined,
+  );
 if (failed) process.exit(1);

@@ -117,8 +117,8 @@ export async function runSuite(opts: SuiteOptions, groupsWanted: readonly string
   const lines: string[] = [];
   const { waf, problems } = await loadSuiteWaf(opts, (l) => lines.push(l));
   const overrides = opts.overrides && existsSync(opts.overrides) ? readOverrides(opts.overrides) : [];
-  // The 3.3.x suite ran with Python ftw, which sends a urlencoded Content-Type with data that has none.
-  const build = opts.build ?? { defaultContentType: opts.version === '3' };
+  // The 3.3.x suite ran with Python ftw, the 4.x suite runs with go-ftw (cases.ts, BuildOptions).
+  const build = opts.build ?? { client: opts.version === '3' ? 'ftw' : 'go-ftw' };
   const results: CaseResult[] = [];
   const dirs = yamlFiles(opts.testsDir);
   const cases: RegressionCase[] = [];
