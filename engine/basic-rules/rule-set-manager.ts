@@ -21,11 +21,13 @@ import {
   parseSecLang,
 } from '#engine/waf';
 import { downloadFile, type DownloadFailure } from './crs-download.ts';
+import { releaseContentSha256 } from './crs-digest.ts';
 import {
   CRS_RELEASE_PINS,
   crsArchiveName,
   crsDownloadUrl,
   DEFAULT_CRS_DOWNLOAD_URL,
+  type CrsPin,
   type CrsPins,
 } from './crs-releases.ts';
 
@@ -368,14 +370,14 @@ export class RuleSetManager {
       failure: null,
     };
     this.#download = job;
-    void this.#runDownload(job, url, pin.toLowerCase(), settings);
+    void this.#runDownload(job, url, pin, settings);
     return { ...job };
   }
 
   async #runDownload(
     job: RuleSetDownloadJob,
     url: string,
-    pin: string,
+    pin: CrsPin,
     settings: RuleSetDownloadSettings,
   ): Promise<void> {
     const failed = (failure: RuleSetDownloadFailure): void => {
@@ -402,18 +404,37 @@ export class RuleSetManager {
         failed(describeDownloadFailure(result.error, url));
         return;
       }
+      const archivePin = pin.archiveSha256?.toLowerCase() ?? null;
       const actual = createHash('sha256').update(result.value).digest('hex');
-      if (actual !== pin) {
+      if (archivePin !== null && actual !== archivePin) {
         failed({
           code: 'hash_mismatch',
-          message: `the archive's SHA-256 is ${actual}, not the ${pin} pinned for CRS ${job.version}: refused`,
-          params: { version: job.version, expected: pin, actual },
+          message: `the archive's SHA-256 is ${actual}, not the ${archivePin} pinned for CRS ${job.version}: refused`,
+          params: { version: job.version, expected: archivePin, actual },
         });
         return;
       }
       job.state = 'installing';
       const archive = result.value;
-      await this.#serial(() => this.#installArchive(crsArchiveName(job.version), archive, 'download', 'version'));
+      // The unpacked files must be the release's, whatever the archive's bytes: checked before any of it runs.
+      const contentPin = pin.contentSha256.toLowerCase();
+      const checkContent = async (root: string): Promise<RuleSetDownloadFailure | null> => {
+        const content = await releaseContentSha256(root);
+        return content === contentPin
+          ? null
+          : {
+              code: 'hash_mismatch',
+              message: `the release's content hashes to ${content}, not the ${contentPin} pinned for CRS ${job.version}: refused`,
+              params: { version: job.version, expected: contentPin, actual: content },
+            };
+      };
+      const refusal = await this.#serial(() =>
+        this.#installArchive(crsArchiveName(job.version), archive, 'download', 'version', checkContent),
+      );
+      if (refusal) {
+        failed(refusal);
+        return;
+      }
       job.state = 'installed';
       job.finishedAt = this.#deps.clock.now();
     } catch (error) {
@@ -421,8 +442,17 @@ export class RuleSetManager {
     }
   }
 
-  /** Unpacks an archive into the data directory and runs it; whatever fails first, nothing of it stays behind. */
-  async #installArchive(fileName: string, content: Buffer, prefix: string, field: string): Promise<void> {
+  /**
+   * Unpacks an archive into the data directory and runs it; whatever fails first, nothing of it
+   * stays behind. `check` may refuse the unpacked files before they run (its refusal is returned).
+   */
+  async #installArchive(
+    fileName: string,
+    content: Buffer,
+    prefix: string,
+    field: string,
+    check?: (root: string) => Promise<RuleSetDownloadFailure | null>,
+  ): Promise<RuleSetDownloadFailure | null> {
     const base = join(this.#deps.dataDir, 'rule-sets');
     await mkdir(base, { recursive: true, mode: 0o700 });
     const folder = `${prefix}-${this.#deps.clock.now()}`;
@@ -430,6 +460,11 @@ export class RuleSetManager {
     try {
       const extracted = await extractArchive(content, fileName, target);
       if (!extracted.ok) throw new LoadFailure(extracted.error);
+      const refusal = check ? await check(extracted.value.root) : null;
+      if (refusal) {
+        await rm(target, { recursive: true, force: true });
+        return refusal;
+      }
       const record: RuleSetSourceRecord = { source: 'uploaded', dir: extracted.value.root };
       await this.#install(record);
       await this.#deps.store.update((doc) => {
@@ -443,6 +478,7 @@ export class RuleSetManager {
     for (const name of await readdir(base)) {
       if (name !== folder) await rm(join(base, name), { recursive: true, force: true });
     }
+    return null;
   }
 
   #serial<T>(work: () => Promise<T>): Promise<T> {

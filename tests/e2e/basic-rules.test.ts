@@ -21,6 +21,9 @@ import { rawRequest } from '../support/http.ts';
 import { CRS4, missing } from '../support/crs-dirs.ts';
 import { skipAllWithout } from '../support/skip.ts';
 import { startCrsMirror, type CrsMirror } from '../integration/engine/crs-mirror.ts';
+import { CRS_RELEASE_PINS } from '#engine/basic-rules';
+
+const CRS_4_25_0 = CRS_RELEASE_PINS['4.25.0']!;
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 const screenshotDir = fileURLToPath(new URL('../../dist/screenshots', import.meta.url));
@@ -474,7 +477,11 @@ describe('a fresh install getting CRS v4 through the console', () => {
     mirror = await startCrsMirror(CRS4.dir, VERSION);
     engine = await startTestEngine(
       { RAMPART_EDITION: 'B', ...mirror.env },
-      { rendererDir, ruleSetLocations: [], crsPins: { [VERSION]: mirror.releaseSha256 } },
+      {
+        rendererDir,
+        ruleSetLocations: [],
+        crsPins: { [VERSION]: { ...CRS_4_25_0, archiveSha256: mirror.releaseSha256 } },
+      },
     );
     browser = await launchChromium();
     ({ context, page } = await setUp(browser, engine, requests, 'crs@rampart.test'));

@@ -14,9 +14,12 @@ import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest } from '../../support/http.ts';
 import { CRS4, missing } from '../../support/crs-dirs.ts';
 import { skipAllWithout } from '../../support/skip.ts';
+import { CRS_RELEASE_PINS } from '#engine/basic-rules';
 import { sha256, startCrsMirror, type CrsMirror } from './crs-mirror.ts';
 
 const VERSION = '4.25.0';
+/** The repository's pin: the release's content hash (its archive's hash is not known). */
+const PINNED = CRS_RELEASE_PINS[VERSION]!;
 
 interface Job {
   version: string;
@@ -46,7 +49,10 @@ describe('getting CRS v4 from a mirror', () => {
     mirror = await startCrsMirror(CRS4.dir, VERSION);
     engine = await startTestEngine(
       { RAMPART_EDITION: 'B', ...mirror.env },
-      { ruleSetLocations: [], crsPins: { [VERSION]: mirror.releaseSha256, '4.24.0': null } },
+      {
+        ruleSetLocations: [],
+        crsPins: { [VERSION]: { ...PINNED, archiveSha256: mirror.releaseSha256 }, '4.24.0': null },
+      },
     );
     admin = new ApiClient(engine.url);
     await admin.setup('root@example.com', 'Kettle#Blue7');
@@ -188,7 +194,7 @@ describe('getting CRS v4 from a mirror whose certificate authority was not given
     own = await startCrsMirror(CRS4.dir, VERSION);
     untrusting = await startTestEngine(
       { RAMPART_EDITION: 'B', RAMPART_CRS_DOWNLOAD_URL: own.env.RAMPART_CRS_DOWNLOAD_URL },
-      { ruleSetLocations: [], crsPins: { [VERSION]: own.releaseSha256 } },
+      { ruleSetLocations: [], crsPins: { [VERSION]: { ...PINNED, archiveSha256: own.releaseSha256 } } },
     );
     client = new ApiClient(untrusting.url);
     await client.setup('root@example.com', 'Kettle#Blue7');
@@ -211,4 +217,57 @@ describe('getting CRS v4 from a mirror whose certificate authority was not given
     expect(job?.failure?.message).toMatch(/not trusted .*RAMPART_CRS_DOWNLOAD_CA/);
     expect((await client.request<Status>('GET', '/rule-set')).body.state).toBe('missing');
   });
+});
+
+describe("getting CRS v4 with the repository's own pin (the release's content hash)", () => {
+  skipAllWithout(missing.crs4);
+  let own: CrsMirror | undefined;
+  let repo: TestEngine | undefined;
+  let client: ApiClient;
+
+  beforeAll(async () => {
+    if (!CRS4) return;
+    own = await startCrsMirror(CRS4.dir, VERSION);
+    // No crsPins: the engine checks what engine/basic-rules/crs-releases.ts pins for 4.25.0.
+    repo = await startTestEngine({ RAMPART_EDITION: 'B', ...own.env }, { ruleSetLocations: [] });
+    client = new ApiClient(repo.url);
+    await client.setup('root@example.com', 'Kettle#Blue7');
+  }, 60_000);
+
+  afterAll(async () => {
+    await repo?.dispose();
+    await own?.close();
+  });
+
+  async function outcome(): Promise<{ job: Job; status: Status }> {
+    const res = await client.request<Job>('POST', '/rule-set/download', { version: VERSION });
+    expect(res.status, res.text).toBe(202);
+    const deadline = Date.now() + 50_000;
+    for (;;) {
+      const status = (await client.request<Status>('GET', '/rule-set')).body;
+      const job = status.download;
+      if (job && job.state !== 'downloading' && job.state !== 'installing') return { job, status };
+      if (Date.now() > deadline) throw new Error(`the download did not finish: ${JSON.stringify(job)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it('refuses a release whose rule files were changed, before any of it runs', async () => {
+    if (own) own.mode = 'tampered';
+    const { job, status } = await outcome();
+    expect(job.state).toBe('failed');
+    expect(job.failure).toMatchObject({ code: 'hash_mismatch', params: { expected: PINNED.contentSha256 } });
+    expect(job.failure?.message).toMatch(/content hashes to [0-9a-f]{64}, not the [0-9a-f]{64} pinned/);
+    expect(status.state).toBe('missing');
+    const base = join(repo?.dataDir ?? '', 'rule-sets');
+    expect(existsSync(base) ? await readdir(base) : []).toEqual([]);
+  }, 60_000);
+
+  it('installs the genuine release: the pinned content hash is that of CRS v4.25.0', async () => {
+    if (own) own.mode = 'release';
+    const { job, status } = await outcome();
+    expect(job).toMatchObject({ state: 'installed', failure: null });
+    expect(status).toMatchObject({ state: 'loaded' });
+    expect(status.version).toMatch(/4\.25\.0/);
+  }, 60_000);
 });

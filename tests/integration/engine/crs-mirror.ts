@@ -2,7 +2,8 @@
  * A local HTTPS mirror of a CRS release for the "get CRS v4" tests: it serves
  * `coreruleset-<version>-minimal.tar.gz`, built here from a release folder (RAMPART_CRS_V4_RULES),
  * under a certificate made on the spot, whose PEM the engine is told to trust. What it serves can be
- * switched to another archive of the same files (a different SHA-256) or to one that breaks off half-way.
+ * switched to another archive of the same files (a different SHA-256), to a tampered release or to one
+ * that breaks off half-way.
  */
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -13,7 +14,7 @@ import { join, relative } from 'node:path';
 import forge from 'node-forge';
 import { tarGz, type TarEntry } from '#engine/gateways';
 
-export type MirrorMode = 'release' | 'other' | 'broken-off';
+export type MirrorMode = 'release' | 'other' | 'tampered' | 'broken-off';
 
 export interface CrsMirror {
   /** RAMPART_CRS_DOWNLOAD_URL and RAMPART_CRS_DOWNLOAD_CA for an engine that uses this mirror. */
@@ -22,6 +23,8 @@ export interface CrsMirror {
   release: Buffer;
   releaseSha256: string;
   other: Buffer;
+  /** The release with one rule file changed (its SQL-injection rules taken out), packed like the release. */
+  tampered: Buffer;
   mode: MirrorMode;
   /** Stops answering (connections refused from now on); close() is still needed. */
   stop(): Promise<void>;
@@ -66,6 +69,14 @@ export async function startCrsMirror(rulesDir: string, version: string): Promise
   const release = tarGz(entries, Date.UTC(2025, 0, 1));
   // The same files packed at another time: a genuine archive, but not the bytes that were pinned.
   const other = tarGz(entries, Date.UTC(2025, 0, 2));
+  const tampered = tarGz(
+    entries.map((e) =>
+      e.name.endsWith('/rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf')
+        ? { ...e, content: Buffer.from('# nothing to see here\n') }
+        : e,
+    ),
+    Date.UTC(2025, 0, 1),
+  );
   const work = await mkdtemp(join(tmpdir(), 'rampart-crs-mirror-'));
   const { key, cert } = selfSigned();
   const caFile = join(work, 'mirror-ca.pem');
@@ -76,6 +87,7 @@ export async function startCrsMirror(rulesDir: string, version: string): Promise
     release,
     releaseSha256: sha256(release),
     other,
+    tampered,
     mode: 'release',
     stop: async () => {
       server.closeAllConnections();
@@ -91,7 +103,7 @@ export async function startCrsMirror(rulesDir: string, version: string): Promise
       res.writeHead(404).end();
       return;
     }
-    const body = mirror.mode === 'other' ? other : release;
+    const body = mirror.mode === 'other' ? other : mirror.mode === 'tampered' ? tampered : release;
     res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': body.length });
     if (mirror.mode === 'broken-off') {
       res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
