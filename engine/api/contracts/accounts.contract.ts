@@ -140,3 +140,7 @@ export const deleteAccount = defineContract({
   params: idParams,
   status: 204,
 });
+
+export type Role = z.output<typeof role>;
+export type LinkDelivery = z.output<typeof linkDelivery>;
+export type AccountList = z.output<typeof listAccounts.response>;

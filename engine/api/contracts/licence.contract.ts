@@ -75,3 +75,8 @@ export const renewPurchase = defineContract({
   params: z.object({ orderNumber: z.string().min(1).max(64) }).strict(),
   status: 204,
 });
+
+export type ModuleKey = z.output<typeof moduleKey>;
+export type LicenceView = z.output<typeof licenceView>;
+export type ModuleState = LicenceView['modules'][number]['state'];
+export type PurchaseRecord = z.output<typeof purchase>;

@@ -76,3 +76,5 @@ export const completeLink = defineContract({
   body: z.object({ token: linkToken, password }).strict(),
   status: 204,
 });
+
+export type LinkInfo = z.output<typeof inspectLink.response>;

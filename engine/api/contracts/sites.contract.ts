@@ -15,6 +15,9 @@ const KEY_HOLDERS = ['administrator'] as const;
 
 /** What a site is given as: the one site shape (engine/shared/site-shape.ts), also the console form's schema. */
 export { siteInputSchema, siteGlobalInputSchema, siteSettingsView };
+/** A failed parse as the engine's field problems (code and bounds as params): the console's forms say them alike. */
+export { zodProblems } from '#engine/shared';
+export type { SiteInput, SiteGlobalInput } from '#engine/shared';
 
 export const siteStatus = z.object({
   connected: z.boolean(),
@@ -249,3 +252,15 @@ export const rotateAccessKey = defineContract({
   access: KEY_HOLDERS,
   response: siteGlobalView,
 });
+
+export type SiteStatus = z.output<typeof siteStatus>;
+export type RunMode = SiteView['runMode'];
+export type AccessMethod = SiteView['accessMethod'];
+export type ListMode = SiteView['listMode'];
+export type SiteList = SiteView['checkList'];
+export type SourceIpMode = SiteView['sourceIp']['mode'];
+export type XffMode = SiteView['sourceIp']['xffMode'];
+export type AccountExtraction = SiteView['accountExtraction'];
+export type AntiBot = z.output<typeof antiBotInput>;
+export type GatewayAddressView = z.output<typeof gatewayAddressView>;
+export type ConnectionTestView = z.output<typeof connectionTestView>;

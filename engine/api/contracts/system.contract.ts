@@ -21,3 +21,6 @@ export const getSystemVersion = defineContract({
   access: 'signedIn',
   response: z.object({ version: z.string(), edition, node: z.string() }),
 });
+
+export type Edition = z.output<typeof edition>;
+export type SystemVersion = z.output<typeof getSystemVersion.response>;

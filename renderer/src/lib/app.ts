@@ -8,6 +8,8 @@ import { SessionStore } from './session.svelte.ts';
 import { Theme } from './theme.svelte.ts';
 
 export const api = new ApiClient({ onSessionLost: (error) => session.lost(error) });
+/** Calls an engine operation by its contract ($lib/contracts.ts): `call(getSite, { params: { id } })`. */
+export const { call, upload, download } = api;
 export const session = new SessionStore(api);
 export const router = new Router();
 export const theme = new Theme();

@@ -5,7 +5,15 @@
  */
 import { SvelteSet } from 'svelte/reactivity';
 import type { ApiClient, ApiError } from './api.ts';
-import type { MenuItem, SessionView } from './api-types.ts';
+import {
+  completeSetup,
+  getSession,
+  getSetupStatus,
+  signIn,
+  signOut,
+  type MenuItem,
+  type SessionView,
+} from './contracts.ts';
 import type { MessageKey } from './i18n.svelte.ts';
 
 export type SessionState = 'loading' | 'setup' | 'signedOut' | 'signedIn' | 'unreachable';
@@ -40,7 +48,7 @@ export class SessionStore {
 
   async load(): Promise<void> {
     try {
-      this.#signedIn(await this.#api.session());
+      this.#signedIn(await this.#api.call(getSession, {}, { quiet401: true }));
     } catch (error) {
       if ((error as ApiError).status === 401) {
         await this.#signedOutOrSetup();
@@ -51,17 +59,17 @@ export class SessionStore {
   }
 
   async signIn(email: string, password: string): Promise<void> {
-    this.#signedIn(await this.#api.signIn(email, password));
+    this.#signedIn(await this.#api.call(signIn, { body: { email, password } }));
     this.notice = null;
   }
 
   async completeSetup(email: string, password: string): Promise<void> {
-    this.#signedIn(await this.#api.completeSetup(email, password));
+    this.#signedIn(await this.#api.call(completeSetup, { body: { email, password } }));
   }
 
   async signOut(): Promise<void> {
     try {
-      await this.#api.signOut();
+      await this.#api.call(signOut, {}, { quiet401: true });
     } finally {
       this.#clear('signIn.signedOut');
     }
@@ -96,7 +104,7 @@ export class SessionStore {
 
   async #signedOutOrSetup(): Promise<void> {
     try {
-      const { needed } = await this.#api.setupStatus();
+      const { needed } = await this.#api.call(getSetupStatus);
       this.state = needed ? 'setup' : 'signedOut';
     } catch {
       this.state = 'unreachable';

@@ -1,5 +1,5 @@
 /** Module names follow the edition: `advanced` is the risk-control module in A, the advanced module in B. */
-import type { Edition, ModuleKey } from '$lib/api-types.ts';
+import type { Edition, ModuleKey } from '$lib/contracts.ts';
 import { t } from '$lib/i18n.svelte.ts';
 
 export function moduleName(module: ModuleKey, edition: Edition): string {

@@ -5,13 +5,16 @@
  */
 import { ApiError } from '$lib/api.ts';
 import {
+  CUSTOM_RULE_BOUNDS,
+  conditionLocation,
+  customLocation,
   PAIR_LOCATIONS,
   PLUGIN_LOCATIONS,
   type ConditionLocation,
   type CustomLocation,
   type CustomRule,
   type CustomRuleInput,
-} from '$lib/api-types.ts';
+} from './rule-vocabulary.ts';
 import { detailText, errorMessage } from '$lib/errors.ts';
 import { t } from '$lib/i18n.svelte.ts';
 
@@ -41,8 +44,6 @@ export interface ConditionRow {
 }
 
 const ANY_NAME = '.*';
-const NAME_MAX = 64;
-const REMARK_MAX = 256;
 
 export class CustomRuleDraft {
   name = $state('');
@@ -62,10 +63,10 @@ export class CustomRuleDraft {
     this.name = rule?.name ?? '';
     this.remark = rule?.remark ?? '';
     this.enabled = rule?.enabled ?? true;
-    this.location = rule?.location ?? 'url';
+    this.location = rule ? customLocation(rule.location) : 'url';
     this.rows =
       rule && rule.conditions.length > 0
-        ? rule.conditions.map((c) => this.#row(c.location, c.name, c.pattern))
+        ? rule.conditions.map((c) => this.#row(conditionLocation(c.location), c.name, c.pattern))
         : [this.#row('url', '', '')];
   }
 
@@ -122,10 +123,11 @@ export class CustomRuleDraft {
     const errors: Record<string, string> = {};
     const input = this.toInput();
     if (!input.name) errors.name = t('validation.required', { field: t('customForm.name') });
-    else if (input.name.length > NAME_MAX)
-      errors.name = t('validation.tooLong', { field: t('customForm.name'), max: NAME_MAX });
-    if (input.remark.length > REMARK_MAX)
-      errors.remark = t('validation.tooLong', { field: t('field.remark'), max: REMARK_MAX });
+    else if (CUSTOM_RULE_BOUNDS.name !== undefined && input.name.length > CUSTOM_RULE_BOUNDS.name)
+      errors.name = t('validation.tooLong', { field: t('customForm.name'), max: CUSTOM_RULE_BOUNDS.name });
+    const remark = input.remark ?? '';
+    if (CUSTOM_RULE_BOUNDS.remark !== undefined && remark.length > CUSTOM_RULE_BOUNDS.remark)
+      errors.remark = t('validation.tooLong', { field: t('field.remark'), max: CUSTOM_RULE_BOUNDS.remark });
     input.conditions.forEach((c, i) => {
       if (isPairLocation(c.location) && !c.name)
         errors[`conditions.${i}.name`] = t('validation.required', { field: t('customForm.nameRegex') });

@@ -1,24 +1,58 @@
 /**
  * The site form's state: the API's site with every list as one text (one entry per line), the
- * fields each edition and run mode show, client checks, and whether anything changed since the
- * last load or save. The engine stays the judge: its errors are mapped back onto these fields.
+ * fields each edition and run mode show, and whether anything changed since the last load or save.
+ * It checks with the engine's own site schema (`siteInputSchema`, from the contracts) and says a
+ * refusal, its own or the engine's, the same way; the engine stays the judge of the rest (lists,
+ * edition rules).
  */
-import type {
-  AccessMethod,
-  AccountExtraction,
-  AntiBot,
-  Edition,
-  ListMode,
-  RunMode,
-  SiteInput,
-  SiteList,
-  SiteView,
-  SourceIpMode,
-  XffMode,
-} from '$lib/api-types.ts';
+import {
+  siteInputSchema,
+  siteView,
+  type AccessMethod,
+  type AccountExtraction,
+  type AntiBot,
+  type Edition,
+  type ListMode,
+  type RunMode,
+  type SiteInput,
+  type SiteList,
+  type SiteView,
+  type SourceIpMode,
+  type XffMode,
+} from '$lib/contracts.ts';
 import { ApiError } from '$lib/api.ts';
 import { detailText, errorMessage, fieldLabel } from '$lib/errors.ts';
-import { t } from '$lib/i18n.svelte.ts';
+import { t, type MessageKey } from '$lib/i18n.svelte.ts';
+import { schemaProblems } from '$lib/validation.ts';
+
+const shape = siteInputSchema.shape;
+const range = (schema: { minValue: number | null; maxValue: number | null }) => ({
+  min: schema.minValue ?? undefined,
+  max: schema.maxValue ?? undefined,
+});
+
+/** The schema's bounds, for the inputs' own limits (maxlength, min / max). */
+export const SITE_BOUNDS = {
+  nameMax: shape.name.maxLength ?? undefined,
+  tokenExpiry: range(shape.tokenExpirySeconds.unwrap()),
+  status: range(shape.blockStatus.unwrap()),
+  pow: range(shape.powDifficulty.unwrap()),
+};
+
+/** A site as the engine fills in what is not given: the schema's defaults. */
+export const SITE_DEFAULTS = siteInputSchema.parse({ name: '-' });
+
+/** The closed vocabularies of a site, from the schema of its view. */
+export const RUN_MODES = siteView.shape.runMode.options;
+export const LIST_MODES = siteView.shape.listMode.options;
+export const SOURCE_IP_MODES = siteView.shape.sourceIp.shape.mode.options;
+export const XFF_MODES = siteView.shape.sourceIp.shape.xffMode.options;
+
+/** The access methods each edition offers (the engine refuses the others). */
+export const EDITION_ACCESS_METHODS: Readonly<Record<Edition, readonly AccessMethod[]>> = {
+  A: ['plugin', 'pluginless'],
+  B: ['cname', 'plugin', 'bypass'],
+};
 
 export interface ListDraft {
   pathEnabled: boolean;
@@ -29,16 +63,28 @@ export interface ListDraft {
 
 export type ListKey = 'checkList' | 'passList' | 'blockList';
 
-/** The engine's limits and formats (engine/sites/site-input.ts), checked early for quick feedback. */
-export const SITE_RULES = {
-  nameMax: 64,
-  expiry: { min: 10, max: 86_400 },
-  status: { min: 200, max: 599 },
-  pow: { min: 0, max: 24 },
-  domain: /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
-  cookieName: /^[A-Za-z0-9_\-.]+$/,
-  header: /^[A-Za-z0-9-]+$/,
-} as const;
+/** The form's own labels of the fields it checks (others are named by the catalogue's `field.*`). */
+const LABELS: Readonly<Record<string, MessageKey>> = {
+  domain: 'siteForm.domain',
+  tokenCookieName: 'siteForm.tokenCookie',
+  identityCookieName: 'siteForm.identityCookie',
+  tokenExpirySeconds: 'siteForm.tokenExpiry',
+  blockStatus: 'siteForm.blockStatus',
+  reloadStatus: 'siteForm.reloadStatus',
+  powDifficulty: 'siteForm.pow',
+  'sourceIp.customHeader': 'siteForm.customHeader',
+};
+
+/** What a field's format is, said where the schema's pattern refuses it. */
+const FORMATS: Readonly<Record<string, MessageKey>> = {
+  domain: 'validation.domain',
+  tokenCookieName: 'validation.cookieName',
+  identityCookieName: 'validation.cookieName',
+  'sourceIp.customHeader': 'validation.header',
+};
+
+/** Number fields a person may empty: empty is "required", not a wrong type. */
+const NUMBER_FIELDS = ['tokenExpirySeconds', 'blockStatus', 'reloadStatus', 'powDifficulty'] as const;
 
 /** Fields holding one entry per line: the engine names a bad entry by its line. */
 export const LINE_FIELDS = [
@@ -73,49 +119,36 @@ const listInput = (list: ListDraft): SiteList => ({
   ips: toLines(list.ips),
 });
 
-const wholeIn = (value: number | null, range: { min: number; max: number }): boolean =>
-  value !== null && Number.isInteger(value) && value >= range.min && value <= range.max;
-
 export class SiteDraft {
   readonly edition: Edition;
   name = $state('');
   domain = $state('');
-  runMode = $state<RunMode>('monitor');
-  accessMethod = $state<AccessMethod>('plugin');
-  listMode = $state<ListMode>('all');
+  runMode = $state<RunMode>(SITE_DEFAULTS.runMode);
+  accessMethod = $state<AccessMethod>(SITE_DEFAULTS.accessMethod);
+  listMode = $state<ListMode>(SITE_DEFAULTS.listMode);
   checkList = $state<ListDraft>(emptyList());
   passList = $state<ListDraft>(emptyList());
   blockList = $state<ListDraft>(emptyList());
-  tokenCookieName = $state('rampart_token');
-  identityCookieName = $state('rampart_id');
-  tokenExpirySeconds = $state<number | null>(60);
-  blockStatus = $state<number | null>(400);
+  tokenCookieName = $state(SITE_DEFAULTS.tokenCookieName);
+  identityCookieName = $state(SITE_DEFAULTS.identityCookieName);
+  tokenExpirySeconds = $state<number | null>(SITE_DEFAULTS.tokenExpirySeconds);
+  blockStatus = $state<number | null>(SITE_DEFAULTS.blockStatus);
   /** Empty means the engine's default page. */
   blockContent = $state('');
-  reloadStatus = $state<number | null>(412);
+  reloadStatus = $state<number | null>(SITE_DEFAULTS.reloadStatus);
   reloadContent = $state('');
-  browserFeatureDetection = $state(true);
-  queryThreatStore = $state(true);
-  hideServerInfo = $state(true);
+  browserFeatureDetection = $state(SITE_DEFAULTS.browserFeatureDetection);
+  queryThreatStore = $state(SITE_DEFAULTS.queryThreatStore);
+  hideServerInfo = $state(SITE_DEFAULTS.hideServerInfo);
   sourceIp = $state<{ mode: SourceIpMode; xffMode: XffMode; trustedSources: string; customHeader: string }>({
-    mode: 'default',
-    xffMode: 'leftmost',
-    trustedSources: '',
-    customHeader: '',
+    ...SITE_DEFAULTS.sourceIp,
+    trustedSources: SITE_DEFAULTS.sourceIp.trustedSources.join('\n'),
   });
-  accountExtraction = $state<AccountExtraction>({
-    enabled: false,
-    loginPath: '',
-    usernameSelector: '',
-    successSelector: '',
-    successText: '',
-    failureSelector: '',
-    failureText: '',
-  });
-  miniProgramProtection = $state(false);
+  accountExtraction = $state<AccountExtraction>({ ...SITE_DEFAULTS.accountExtraction });
+  miniProgramProtection = $state(SITE_DEFAULTS.miniProgramProtection);
   /** Edited on the rules page; kept as loaded so a save here does not change it. */
-  antiBot = $state<AntiBot>({ enabled: false, scanner: true, scriptTool: true, otherCrawler: false });
-  powDifficulty = $state<number | null>(0);
+  antiBot = $state<AntiBot>({ ...SITE_DEFAULTS.antiBot });
+  powDifficulty = $state<number | null>(SITE_DEFAULTS.powDifficulty);
   #baseline = $state('');
 
   constructor(edition: Edition, site?: SiteView) {
@@ -194,9 +227,9 @@ export class SiteDraft {
       blockList: listInput(this.blockList),
       tokenCookieName: this.tokenCookieName.trim(),
       identityCookieName: this.identityCookieName.trim(),
-      tokenExpirySeconds: this.tokenExpirySeconds ?? 60,
-      blockStatus: this.blockStatus ?? 400,
-      reloadStatus: this.reloadStatus ?? 412,
+      tokenExpirySeconds: this.tokenExpirySeconds ?? SITE_DEFAULTS.tokenExpirySeconds,
+      blockStatus: this.blockStatus ?? SITE_DEFAULTS.blockStatus,
+      reloadStatus: this.reloadStatus ?? SITE_DEFAULTS.reloadStatus,
       browserFeatureDetection: this.browserFeatureDetection,
       queryThreatStore: this.queryThreatStore,
       hideServerInfo: this.hideServerInfo,
@@ -208,7 +241,7 @@ export class SiteDraft {
       accountExtraction: { ...this.accountExtraction },
       miniProgramProtection: this.miniProgramProtection,
       antiBot: { ...this.antiBot },
-      powDifficulty: this.powDifficulty ?? 0,
+      powDifficulty: this.powDifficulty ?? SITE_DEFAULTS.powDifficulty,
     };
     // An empty page content is left out: the engine fills in its default page.
     if (this.blockContent.trim() !== '') input.blockContent = this.blockContent;
@@ -216,40 +249,54 @@ export class SiteDraft {
     return input;
   }
 
-  /** Client checks of the shown fields; keys are API field paths. */
+  /**
+   * The form checked with the engine's site schema, and the edition's rules the schema cannot state;
+   * keys are API field paths, only of the fields the form shows.
+   */
   validate(): Record<string, string> {
+    const numbers = Object.fromEntries(NUMBER_FIELDS.map((field) => [field, this[field]]));
+    const problems = schemaProblems(siteInputSchema, { ...this.toInput(), ...numbers });
+    if (this.edition === 'B' && this.domain.trim() === '') problems.push(this.#required('domain'));
+    if (this.sourceIp.mode === 'custom' && this.sourceIp.customHeader.trim() === '') {
+      problems.push(this.#required('sourceIp.customHeader'));
+    }
     const e: Record<string, string> = {};
-    const nameLabel = t(`siteForm.name.${this.edition}`);
-    if (!this.name.trim()) e.name = t('validation.required', { field: nameLabel });
-    else if (this.name.trim().length > SITE_RULES.nameMax)
-      e.name = t('validation.tooLong', { field: nameLabel, max: SITE_RULES.nameMax });
-    if (this.shows('domain')) {
-      if (!this.domain.trim()) e.domain = t('validation.required', { field: t('siteForm.domain') });
-      else if (!SITE_RULES.domain.test(this.domain.trim()))
-        e.domain = t('validation.domain', { field: t('siteForm.domain') });
-    }
-    const range = (field: string, value: number | null, limits: { min: number; max: number }, label: string): void => {
-      if (this.shows(field) && !wholeIn(value, limits)) e[field] = t('validation.range', { field: label, ...limits });
-    };
-    range('tokenExpirySeconds', this.tokenExpirySeconds, SITE_RULES.expiry, t('siteForm.tokenExpiry'));
-    range('blockStatus', this.blockStatus, SITE_RULES.status, t('siteForm.blockStatus'));
-    range('reloadStatus', this.reloadStatus, SITE_RULES.status, t('siteForm.reloadStatus'));
-    range('powDifficulty', this.powDifficulty, SITE_RULES.pow, t('siteForm.pow'));
-    for (const [field, value, label] of [
-      ['tokenCookieName', this.tokenCookieName, t('siteForm.tokenCookie')],
-      ['identityCookieName', this.identityCookieName, t('siteForm.identityCookie')],
-    ] as const) {
-      if (!this.shows(field)) continue;
-      if (!value.trim()) e[field] = t('validation.required', { field: label });
-      else if (!SITE_RULES.cookieName.test(value.trim())) e[field] = t('validation.cookieName', { field: label });
-    }
-    if (this.shows('sourceIp') && this.sourceIp.mode === 'custom') {
-      const header = this.sourceIp.customHeader.trim();
-      if (!header) e['sourceIp.customHeader'] = t('validation.required', { field: t('siteForm.customHeader') });
-      else if (!SITE_RULES.header.test(header))
-        e['sourceIp.customHeader'] = t('validation.header', { field: t('siteForm.customHeader') });
+    for (const problem of problems) {
+      const mapped = this.fieldError(problem);
+      if (mapped && e[mapped.field] === undefined) e[mapped.field] = mapped.message;
     }
     return e;
+  }
+
+  /** A field the engine requires here, as the engine says it (`field: is required`). */
+  #required(field: string): ApiError {
+    return new ApiError(400, 'VALIDATION_FAILED', `${field}: is required`, field, {
+      code: 'too_small',
+      minimum: 1,
+      origin: 'string',
+    });
+  }
+
+  /** A field's name as the form labels it. */
+  label(field: string): string {
+    if (field === 'name') return t(`siteForm.name.${this.edition}`);
+    const key = LABELS[field];
+    return key ? t(key) : fieldLabel(field);
+  }
+
+  /** A refused field's message: the engine's code and bounds said in the console's words. */
+  #message(error: ApiError, field: string): string {
+    if (error.code !== 'VALIDATION_FAILED') return errorMessage(error);
+    const label = this.label(field);
+    const { code, origin, minimum, format } = error.params;
+    const emptied =
+      code === 'invalid_type' && NUMBER_FIELDS.some((number) => number === field && this[number] === null);
+    if (emptied || (code === 'too_small' && origin === 'string' && minimum === 1)) {
+      return t('validation.required', { field: label });
+    }
+    const formatKey = FORMATS[field];
+    if (code === 'invalid_format' && format === 'regex' && formatKey) return t(formatKey, { field: label });
+    return t('error.VALIDATION_FAILED', { field: label, detail: detailText(error) });
   }
 
   /** Every field an engine error names (it may report several fields and lines at once). */
@@ -272,7 +319,7 @@ export class SiteDraft {
       line = Number(entry[2]) + 1;
     }
     if (!this.shows(field)) return null;
-    if (line === null) return { field, message: errorMessage(error), line };
+    if (line === null) return { field, message: this.#message(error, field), line };
     const detail = detailText(error);
     return { field, message: t('site.error.line', { field: fieldLabel(field), line, detail }), line };
   }
