@@ -7,6 +7,7 @@
 // Node; it may only show the console origin; other http(s) links open in the user's browser; no
 // permission is granted; no webviews; the preload exposes one small API.
 
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import {
   app,
@@ -123,8 +124,19 @@ function openExternally(url: string): void {
   if (protocol === 'http:' || protocol === 'https:') void shell.openExternal(url);
 }
 
+/**
+ * The CRS release the installer carries (fetched and checked at build time by
+ * scripts/fetch-crs-release.ts): resources/crs once packaged, dist/crs in a build tree.
+ */
+function bundledCrsDir(): string | undefined {
+  const places = [path.join(process.resourcesPath, 'crs'), path.join(__dirname, '../crs')];
+  return places.find((dir) => existsSync(path.join(dir, 'rules')));
+}
+
 function runDesktop(): void {
   process.env.RAMPART_DATA ??= path.join(app.getPath('userData'), 'data');
+  const crs = bundledCrsDir();
+  if (crs) process.env.RAMPART_CRS_BUNDLED_DIR ??= crs;
   const engineEnv = { ...process.env };
 
   const supervisor = new Supervisor({ spawn: () => forkWithUtilityProcess(ENGINE_ENTRY, engineEnv) });

@@ -22,7 +22,7 @@ import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
 import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-rules';
-import { detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
+import { DEBIAN_LOCATION, detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
 import type { VerdictPorts } from '#engine/verdict';
 import {
   cryptoRandom,
@@ -214,7 +214,12 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
           requestBodyLimitAction: settings.waf.bodyLimitAction,
           compatibilityLog,
         },
-        ...(options.ruleSetLocations ? { detect: () => detectRuleSetDir(options.ruleSetLocations) } : {}),
+        // Debian's modsecurity-crs first (the host's own, kept up to date by apt), then a release carried with the app.
+        detect: () =>
+          detectRuleSetDir([
+            ...(options.ruleSetLocations ?? [DEBIAN_LOCATION]),
+            ...(settings.crsBundledDir ? [{ dir: settings.crsBundledDir, etc: settings.crsBundledDir }] : []),
+          ]),
         download: {
           urlTemplate: settings.crsDownload.urlTemplate,
           extraCa: readCrsDownloadCa(settings.crsDownload.caFile),

@@ -15,6 +15,8 @@ export type {
 export { CRS_RELEASE_PINS, DEFAULT_CRS_VERSION, DEFAULT_CRS_DOWNLOAD_URL } from './crs-releases.ts';
 export type { CrsPin, CrsPins } from './crs-releases.ts';
 export { releaseContentSha256 } from './crs-digest.ts';
+export { downloadRelease, checkReleaseContent } from './crs-fetch.ts';
+export { crsArchiveName, crsDownloadUrl } from './crs-releases.ts';
 export { BasicRulesService, GROUP_IDS, WAF_DENIAL_MS, MAX_CUSTOM_RULES } from './basic-rules-service.ts';
 export type {
   BasicRulesServiceDeps,

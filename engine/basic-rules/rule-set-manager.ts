@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
@@ -20,8 +19,7 @@ import {
   type RuleSet,
   parseSecLang,
 } from '#engine/waf';
-import { downloadFile, type DownloadFailure } from './crs-download.ts';
-import { releaseContentSha256 } from './crs-digest.ts';
+import { checkReleaseContent, downloadRelease, shownUrl, type RuleSetDownloadFailure } from './crs-fetch.ts';
 import {
   CRS_RELEASE_PINS,
   crsArchiveName,
@@ -57,14 +55,7 @@ export interface RuleSetStatus {
 }
 
 /** Why a download did not install: the console words each code itself; `message` is the engine's English. */
-export type RuleSetDownloadFailureCode =
-  'unreachable' | 'untrusted' | 'http_status' | 'too_large' | 'truncated' | 'hash_mismatch' | 'bad_url' | 'refused';
-
-export interface RuleSetDownloadFailure {
-  code: RuleSetDownloadFailureCode;
-  message: string;
-  params: Record<string, string | number>;
-}
+export type { RuleSetDownloadFailure, RuleSetDownloadFailureCode } from './crs-fetch.ts';
 
 export interface RuleSetDownloadJob {
   version: string;
@@ -150,68 +141,6 @@ function labelOf(record: RuleSetSourceRecord): string {
 /** A rule set's folder in a message becomes relative: `<root>/rules/x.conf` -> `rules/x.conf`. */
 function hidePaths(text: string, root: string): string {
   return text.split(root.endsWith(sep) ? root : root + sep).join('');
-}
-
-/** The address as shown to people: without a user name or password a mirror's URL may carry. */
-function shownUrl(address: string): string {
-  try {
-    const url = new URL(address);
-    url.username = '';
-    url.password = '';
-    return url.href;
-  } catch {
-    return address;
-  }
-}
-
-function hostOf(address: string): string {
-  try {
-    return new URL(address).host;
-  } catch {
-    return address;
-  }
-}
-
-function describeDownloadFailure(failure: DownloadFailure, url: string): RuleSetDownloadFailure {
-  const host = hostOf(url);
-  switch (failure.kind) {
-    case 'unreachable':
-      return {
-        code: 'unreachable',
-        message: `${host} did not answer (${failure.detail}): upload the release archive instead`,
-        params: { host, detail: failure.detail },
-      };
-    case 'untrusted':
-      return {
-        code: 'untrusted',
-        message: `the certificate of ${host} is not trusted (${failure.detail}): for an internal mirror, give its certificate authority in RAMPART_CRS_DOWNLOAD_CA`,
-        params: { host, detail: failure.detail },
-      };
-    case 'http_status':
-      return {
-        code: 'http_status',
-        message: `${host} answered HTTP ${failure.status} instead of the archive`,
-        params: { host, status: failure.status },
-      };
-    case 'too_large':
-      return {
-        code: 'too_large',
-        message: `the archive is larger than ${failure.limit / 1024 / 1024} MB`,
-        params: { limit: failure.limit },
-      };
-    case 'truncated':
-      return {
-        code: 'truncated',
-        message: `the download broke off after ${failure.received} bytes${failure.expected === null ? '' : ` of ${failure.expected}`}`,
-        params: { received: failure.received, expected: failure.expected ?? '' },
-      };
-    case 'bad_url':
-      return {
-        code: 'bad_url',
-        message: `the download address cannot be used: ${failure.detail}`,
-        params: { detail: failure.detail },
-      };
-  }
 }
 
 class LoadFailure extends Error {
@@ -390,8 +319,10 @@ export class RuleSetManager {
       );
     };
     try {
-      const result = await downloadFile({
+      const fetched = await downloadRelease({
+        version: job.version,
         url,
+        pin,
         extraCa: settings.extraCa,
         maxBytes: MAX_UPLOAD_BYTES,
         idleTimeoutMs: settings.idleTimeoutMs ?? DOWNLOAD_IDLE_TIMEOUT_MS,
@@ -400,36 +331,16 @@ export class RuleSetManager {
           job.totalBytes = total;
         },
       });
-      if (!result.ok) {
-        failed(describeDownloadFailure(result.error, url));
-        return;
-      }
-      const archivePin = pin.archiveSha256?.toLowerCase() ?? null;
-      const actual = createHash('sha256').update(result.value).digest('hex');
-      if (archivePin !== null && actual !== archivePin) {
-        failed({
-          code: 'hash_mismatch',
-          message: `the archive's SHA-256 is ${actual}, not the ${archivePin} pinned for CRS ${job.version}: refused`,
-          params: { version: job.version, expected: archivePin, actual },
-        });
+      if (!fetched.ok) {
+        failed(fetched.error);
         return;
       }
       job.state = 'installing';
-      const archive = result.value;
       // The unpacked files must be the release's, whatever the archive's bytes: checked before any of it runs.
-      const contentPin = pin.contentSha256.toLowerCase();
-      const checkContent = async (root: string): Promise<RuleSetDownloadFailure | null> => {
-        const content = await releaseContentSha256(root);
-        return content === contentPin
-          ? null
-          : {
-              code: 'hash_mismatch',
-              message: `the release's content hashes to ${content}, not the ${contentPin} pinned for CRS ${job.version}: refused`,
-              params: { version: job.version, expected: contentPin, actual: content },
-            };
-      };
       const refusal = await this.#serial(() =>
-        this.#installArchive(crsArchiveName(job.version), archive, 'download', 'version', checkContent),
+        this.#installArchive(crsArchiveName(job.version), fetched.value, 'download', 'version', (root) =>
+          checkReleaseContent(root, job.version, pin),
+        ),
       );
       if (refusal) {
         failed(refusal);

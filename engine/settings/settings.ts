@@ -77,6 +77,7 @@ const settingsSchema = z.object({
       'https://github.com/coreruleset/coreruleset/releases/download/v{version}/coreruleset-{version}-minimal.tar.gz',
     ),
   RAMPART_CRS_DOWNLOAD_CA: z.string().min(1).optional(),
+  RAMPART_CRS_BUNDLED_DIR: z.string().min(1).optional(),
   RAMPART_SMTP_HOST: z.string().min(1).optional(),
   RAMPART_SMTP_PORT: port.default(587),
   RAMPART_SMTP_SECURE: bool.default(false),
@@ -138,6 +139,8 @@ export interface Settings {
    * air-gapped site) and a PEM file of certificate authorities trusted for it besides the system's.
    */
   crsDownload: { urlTemplate: string; caFile: string | undefined };
+  /** A CRS release carried with the app (the desktop installers'): run when Debian's modsecurity-crs is not installed. */
+  crsBundledDir: string | undefined;
   smtp: SmtpSettings | undefined;
   /** Probe reports accepted per minute from one source address at one site (a burst of as many, then a steady rate). */
   probe: { reportsPerMinute: number };
@@ -250,6 +253,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       compatLogFile: s.RAMPART_WAF_COMPAT_LOG,
     },
     crsDownload: { urlTemplate: s.RAMPART_CRS_DOWNLOAD_URL, caFile: s.RAMPART_CRS_DOWNLOAD_CA },
+    crsBundledDir: s.RAMPART_CRS_BUNDLED_DIR,
     intel: {
       cityDb: (s.RAMPART_INTEL_CITY_DB ?? '')
         .split(',')
