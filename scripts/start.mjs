@@ -38,3 +38,18 @@ const engine = spawn(
 );
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => engine.kill(signal));
 engine.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+
+// Under `npm start` our parent is the shell npm runs the script in. `kill <npm's pid>` (a script
+// stopping what it started in the background) reaches that shell, which dies without passing the
+// signal on: we are orphaned, and the engine would keep its ports and data folder. So when npm's
+// shell is gone, stop the engine as if it had been sent SIGTERM. (Run directly, e.g. under nohup,
+// the engine outlives the shell that started it, as before.)
+if (process.env.npm_lifecycle_event === 'start') {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    engine.kill('SIGTERM');
+  }, 500);
+  watch.unref();
+}
