@@ -103,6 +103,48 @@ describe('site form, edition B', () => {
     expect((await stored('Shop')).passList.paths).toEqual([]);
   });
 
+  it("checks the form with the engine's site schema before sending, in the words of the engine's answers", async () => {
+    await page.goto(`${engine.url}/config/sites/new`);
+    await page.getByTestId('site-form').waitFor();
+    const sent: string[] = [];
+    const track = (request: { method(): string; url(): string }): void => {
+      if (request.method() !== 'GET' && request.url().includes('/api/v1/sites')) sent.push(request.url());
+    };
+    page.on('request', track);
+    await page.locator('#site-name').fill('Checked');
+    await page.locator('#site-domain').fill('bad domain!');
+    await sitesPage.choose('run-mode', 'block');
+    await sitesPage.choose('access-method', 'plugin');
+    await page.locator('#site-block-status').fill('700');
+    await page.locator('#site-pow').fill('30');
+    await sitesPage.save();
+
+    await page.getByText('Domain must be a host name such as shop.example.com.').waitFor();
+    await page.getByText('Block response status code: must be at most 599').waitFor();
+    await page.getByText('Proof-of-work difficulty (bits): must be at most 24').waitFor();
+    expect(await page.locator('#site-block-status').getAttribute('aria-invalid')).toBe('true');
+    page.off('request', track);
+    expect(sent).toEqual([]);
+
+    // The engine refuses the same input with the codes and bounds the form said it from.
+    const session = (await (await page.context().request.get(`${engine.url}/api/v1/session`)).json()) as {
+      csrfToken: string;
+    };
+    const answer = await page.context().request.post(`${engine.url}/api/v1/sites`, {
+      headers: { 'X-CSRF-Token': session.csrfToken },
+      data: { name: 'Checked', domain: 'bad domain!', runMode: 'block', blockStatus: 700, powDifficulty: 30 },
+    });
+    expect(answer.status()).toBe(400);
+    const { error } = (await answer.json()) as {
+      error: { problems: { field: string; params: Record<string, unknown> }[] };
+    };
+    expect(error.problems.map((p) => [p.field, p.params.code, p.params.maximum ?? p.params.format])).toEqual([
+      ['domain', 'invalid_format', 'regex'],
+      ['blockStatus', 'too_big', 599],
+      ['powDifficulty', 'too_big', 24],
+    ]);
+  });
+
   it('the site page shows where gateways reach Rampart, tests the connection, and lets an administrator set the address', async () => {
     await page.goto(`${engine.url}/config/sites`);
     await sitesPage.edit('Shop');
