@@ -80,7 +80,7 @@ function toApiError(status: number, body: unknown): ApiError {
   return new ApiError(status, status >= 500 ? 'INTERNAL' : 'UNKNOWN', `HTTP ${status}`);
 }
 
-function parseJson(text: string): unknown {
+export function parseJson(text: string): unknown {
   if (!text) return null;
   try {
     return JSON.parse(text) as unknown;
@@ -135,38 +135,8 @@ export class ApiClient {
     }
     if (response.status === 204) return undefined as ResponseOf<C>;
     const parsed = parseJson(await response.text());
-    if (!response.ok) throw this.#failed(response.status, parsed, options.quiet401 ?? false);
+    if (!response.ok) throw this.failed(response.status, parsed, options.quiet401 ?? false);
     return parsed as ResponseOf<C>;
-  };
-
-  /**
-   * Calls an operation whose body is large enough that the person should see it leave (an archive
-   * upload): XMLHttpRequest, because fetch reports no upload progress. Same headers and errors as `call`.
-   */
-  upload = <C extends Contract>(
-    contract: C,
-    input: CallInput<C>,
-    onprogress?: (sent: number, total: number) => void,
-  ): Promise<ResponseOf<C>> => {
-    const request = requestFor(contract, input);
-    return new Promise<ResponseOf<C>>((resolve, reject) => {
-      const xhr = new XMLHttpRequest();
-      xhr.open(request.method, request.url);
-      xhr.withCredentials = true;
-      xhr.setRequestHeader('Accept', 'application/json');
-      xhr.setRequestHeader('Content-Type', 'application/json');
-      if (this.csrfToken) xhr.setRequestHeader('X-CSRF-Token', this.csrfToken);
-      if (onprogress)
-        xhr.upload.onprogress = (event) => onprogress(event.loaded, event.lengthComputable ? event.total : 0);
-      xhr.onerror = () => reject(new ApiError(0, NETWORK_ERROR, 'network error'));
-      xhr.onload = () => {
-        if (xhr.status === 204) return resolve(undefined as ResponseOf<C>);
-        const parsed = parseJson(xhr.responseText);
-        if (xhr.status >= 200 && xhr.status < 300) return resolve(parsed as ResponseOf<C>);
-        reject(this.#failed(xhr.status, parsed, false));
-      };
-      xhr.send(request.body ?? null);
-    });
   };
 
   /** Calls an operation that answers with a file (Content-Disposition attachment): the bytes and the engine's file name. */
@@ -181,14 +151,14 @@ export class ApiClient {
     } catch (cause) {
       throw new ApiError(0, NETWORK_ERROR, cause instanceof Error ? cause.message : 'network error');
     }
-    if (!response.ok) throw this.#failed(response.status, parseJson(await response.text()), false);
+    if (!response.ok) throw this.failed(response.status, parseJson(await response.text()), false);
     const disposition = response.headers.get('content-disposition') ?? '';
     const fileName = /filename="?([^";]+)"?/.exec(disposition)?.[1] ?? 'download';
     return { fileName, blob: await response.blob() };
   };
 
   /** The error of a failed answer; a 401 to a signed-in client ends the session unless it is expected. */
-  #failed(status: number, body: unknown, quiet401: boolean): ApiError {
+  failed(status: number, body: unknown, quiet401 = false): ApiError {
     const error = toApiError(status, body);
     if (status === 401 && !quiet401 && this.csrfToken !== null) this.#options.onSessionLost?.(error);
     return error;
