@@ -300,6 +300,11 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     oversizeHead: settings.gateway.oversizeHead,
     ...(settings.gateway.trusted ? { trustedGateways: settings.gateway.trusted } : {}),
     pagesAllowInline: settings.gateway.pagesInline,
+    gatewayLog: {
+      host: settings.gateway.host,
+      port: settings.gateway.logPort,
+      mergeWaitMs: settings.gateway.accessMergeWaitMs,
+    },
   });
 
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });

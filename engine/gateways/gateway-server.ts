@@ -1,5 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import { BlockList, isIP, type Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -29,6 +29,9 @@ import {
   type IntelligenceResult,
 } from '#engine/verdict';
 import { serveVerdictConnection, HEAD_LIMIT, type VerdictAnswer } from './verdict-connection.ts';
+import { gatewayTrust, plainAddress } from './gateway-trust.ts';
+import { AccessMerge, DEFAULT_MAX_PENDING, DEFAULT_MERGE_WAIT_MS } from './access-merge.ts';
+import { GatewayLogPort, loneAccessRecord } from './gateway-log-port.ts';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -82,6 +85,13 @@ export interface GatewayDeps {
   trustedGateways?: readonly string[];
   /** Reload and block pages may run inline scripts and styles of their own (off: only the probe runs). */
   pagesAllowInline?: boolean;
+  /**
+   * The gateway log port (UDP) where nginx sends its access-log lines, merged into the verdicts'
+   * records; without it (or with port 0) every record is written at verdict time. `mergeWaitMs` is
+   * how long a record waits for its line, `maxPending` how many may wait, `monotonicNow` the clock of
+   * those waits (default: performance.now).
+   */
+  gatewayLog?: { host: string; port: number; mergeWaitMs?: number; maxPending?: number; monotonicNow?: () => number };
 }
 
 export const GATEWAY_BODY_LIMIT = 256 * 1024;
@@ -95,7 +105,6 @@ const KEEP_ALIVE_MS = 75_000;
 /** A request's head must arrive within this time of its first byte, the whole request within the next. */
 const HEAD_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
-const DEFAULT_TRUSTED_GATEWAYS = ['127.0.0.0/8', '::1'];
 
 /**
  * Reload and block pages hold text from the site's settings and are served on every protected
@@ -113,21 +122,6 @@ const PAGE_CSP = (inline: boolean): string =>
     "form-action 'self'",
     "frame-ancestors 'self'",
   ].join('; ');
-
-/** `::ffff:127.0.0.1` (an IPv4 peer of a dual-stack socket) as `127.0.0.1`. */
-const plainAddress = (address: string): string =>
-  address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
-
-function addressList(entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
-  }
-  return list;
-}
 
 /**
  * An error answer of Node's parser (bad head, head over the limit, head or request too slow), in
@@ -230,7 +224,7 @@ export const checkContract = {
  */
 export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInstance> {
   const { sites, logStore, clock, logger } = deps;
-  const trustedGateways = addressList(deps.trustedGateways ?? DEFAULT_TRUSTED_GATEWAYS);
+  const isGateway = gatewayTrust(deps.trustedGateways, sites);
   const pageCsp = PAGE_CSP(deps.pagesAllowInline === true);
   let lastKeyWarning = 0;
   const verdictSockets = new Set<Socket>();
@@ -424,23 +418,68 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     requestId: header(h, 'x-request-id') ?? '',
     ...(body && body.length > 0 ? { body } : {}),
   });
-  /** A peer whose word on the client's address, scheme and host counts: a configured or heartbeating gateway. */
-  const isGateway = (peer: string): boolean => {
-    const address = plainAddress(peer);
-    const family = isIP(address);
-    if (family !== 0 && trustedGateways.check(address, family === 4 ? 'ipv4' : 'ipv6')) return true;
-    return family !== 0 && sites.heartbeatAddresses().some((a) => plainAddress(a) === address);
-  };
   /** The unauthenticated routes believe X-Rampart-Remote-Addr, X-Rampart-Scheme and Host only from a gateway. */
   const factsOf = (request: FastifyRequest): RequestFacts => {
     const facts = factsFrom(request.headers, request.method, request.ip);
     return isGateway(request.ip) ? facts : { ...facts, remoteAddr: plainAddress(request.ip), scheme: 'http', host: '' };
   };
 
-  const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict): void => {
+  // nginx's access-log lines (the gateway log port) complete the records of verdicts asked by the
+  // plugin bundle, which marks them with X-Rampart-Request-Id. A port that cannot be had costs the
+  // records their response fields, never the verdicts: the engine runs on and writes at once.
+  let merge: AccessMerge | undefined;
+  let logPort: GatewayLogPort | undefined;
+  if (deps.gatewayLog !== undefined && deps.gatewayLog.port > 0) {
+    const { host, port } = deps.gatewayLog;
+    const monotonicNow = deps.gatewayLog.monotonicNow ?? (() => performance.now());
+    const pending = new AccessMerge({
+      append: (log, time, json) => logStore.appendJson(log, time, json),
+      now: monotonicNow,
+      waitMs: deps.gatewayLog.mergeWaitMs ?? DEFAULT_MERGE_WAIT_MS,
+      maxPending: deps.gatewayLog.maxPending ?? DEFAULT_MAX_PENDING,
+    });
+    const listener = new GatewayLogPort({
+      isGateway,
+      site: (id) => sites.compiled(id),
+      merge: pending,
+      alone: (site, line) =>
+        logStore.append(
+          accessLogName(site.id),
+          loneAccessRecord(site, line, clock.now(), (ip, userAgent) => deps.intel.lookup(ip, userAgent)),
+        ),
+      logger,
+    });
+    try {
+      await listener.listen(host, port);
+      merge = pending;
+      logPort = listener;
+    } catch (error) {
+      logger.error(
+        { err: error, host, port },
+        'gateway log port (RAMPART_GATEWAY_LOG_PORT) could not be opened: access records are written without status, bytes and request time; free the port or choose another and download the plugin bundles again',
+      );
+    }
+  }
+  // On stop: no more lines, then every held record is written (before the log store closes).
+  app.addHook('onClose', async () => {
+    await logPort?.close();
+    merge?.close();
+  });
+
+  /** Appends a request's access record, or holds it for nginx's log line when the plugin bundle will send one. */
+  const write = (site: CompiledSite, facts: RequestFacts, time: number, json: string, viaPlugin: boolean): void => {
+    const log = accessLogName(site.id);
+    if (viaPlugin && merge !== undefined) {
+      const id = header(facts.headers, 'x-rampart-request-id');
+      if (id !== undefined && merge.hold(id, { log, siteId: site.id, time, json })) return;
+    }
+    logStore.appendJson(log, time, json);
+  };
+
+  const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict, viaPlugin: boolean): void => {
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
     const time = clock.now();
-    logStore.appendJson(accessLogName(site.id), time, accessRecordJson(site, facts, verdict, time, intel, null));
+    write(site, facts, time, accessRecordJson(site, facts, verdict, time, intel, null), viaPlugin);
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
@@ -454,7 +493,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     sites.markSeen(site.id);
     const facts = factsFrom(headers, method, peer, body);
     const verdict = decide(site, facts, deps.ports);
-    log(site, facts, verdict);
+    log(site, facts, verdict, true);
     return {
       status: verdict.action === 'pass' ? 204 : verdict.action === 'reload' ? 401 : 403,
       guard: verdict.guardStatus,
@@ -483,10 +522,8 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       };
       const time = clock.now();
       const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
-      logStore.append(accessLogName(site.id), {
-        ...accessRecord(site, facts, verdict, time, intel, null),
-        head_bytes: headBytes,
-      });
+      const record = { ...accessRecord(site, facts, verdict, time, intel, null), head_bytes: headBytes };
+      write(site, facts, time, JSON.stringify(record), true);
       logger.warn({ site: site.id, headBytes, action: verdict.action }, 'verdict head over the size limit');
       return { status: block ? 403 : 204, guard: verdict.guardStatus };
     } catch (error) {
@@ -529,7 +566,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
         facts.body = decoded.length > bodyLimit + 1 ? decoded.subarray(0, bodyLimit + 1) : decoded;
     }
     const verdict = decide(site, facts, deps.ports);
-    log(site, facts, verdict);
+    log(site, facts, verdict, false);
     return reply.send({
       action: verdict.action,
       guard_status: verdict.guardStatus,

@@ -1,13 +1,18 @@
 import type { SiteRecord } from '#engine/config-store';
+import { RampartError } from '#engine/shared';
 import { tarGz } from './tar.ts';
 import { PROBE_SCRIPT_PATH } from './probe-port.ts';
 import { jsonText, lineComment, markdownText, nginxAddress, nginxString, shellWord } from './escape.ts';
+import { LOG_FORMAT_NAME, LOG_TAG, nginxLogFormat } from './gateway-log-line.ts';
+import { DEFAULT_GATEWAY_LOG_PORT } from './gateway-log-port.ts';
 
 export interface BundleInput {
   site: SiteRecord;
   accessKey: string;
   /** host:port at which the gateway reaches the engine's gateway API. */
   engineAddress: string;
+  /** The engine's gateway log port (UDP, on the gateway API's host); default 9082. */
+  logPort?: number;
   version: string;
   now: number;
 }
@@ -39,6 +44,16 @@ function engineHeaders(site: SiteRecord): string {
     .join('\n');
 }
 
+/** host:port of the gateway log port: the gateway API's host with the log port. */
+function logAddress(input: BundleInput): string {
+  const api = nginxAddress(input.engineAddress, 'engineAddress');
+  const port = input.logPort ?? DEFAULT_GATEWAY_LOG_PORT;
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new RampartError('VALIDATION_FAILED', 'logPort: must be a port from 1 to 65535', { field: 'logPort' });
+  }
+  return `${api.slice(0, api.lastIndexOf(':'))}:${port}`;
+}
+
 function siteConf(input: BundleInput): string {
   const { site, accessKey } = input;
   const headers = engineHeaders(site);
@@ -47,13 +62,22 @@ function siteConf(input: BundleInput): string {
 #     include /etc/nginx/rampart/rampart-site.conf;
 # and include rampart-protect.conf in every location that passes requests upstream.
 
-# The verdict: nginx asks Rampart about each request before passing it upstream.
+# nginx's own access-log line of each request Rampart gave a verdict on goes to Rampart (UDP syslog),
+# which completes the verdict's access record with the status, bytes sent and request time.
+# nginx writes only the access_log directives of the innermost level that has any: if this server {}
+# block had no access_log of its own, add your usual one next to this include.
+set $rampart_site ${nginxString(site.id, 'id')};
+access_log syslog:server=${logAddress(input)},tag=${LOG_TAG},nohostname ${LOG_FORMAT_NAME} if=$rampart_guard;
+
+# The verdict: nginx asks Rampart about each request before passing it upstream. The request id
+# ties the verdict to nginx's access-log line of the same request.
 location = /_rampart_verdict {
     internal;
     proxy_pass http://rampart_engine/_rampart/verdict;
     proxy_pass_request_body off;
     proxy_set_header Content-Length "";
     proxy_set_header X-Rampart-Key ${nginxString(accessKey, 'accessKey')};
+    proxy_set_header X-Rampart-Request-Id $request_id;
 ${headers}
     proxy_connect_timeout 2s;
     proxy_read_timeout 5s;
@@ -131,6 +155,9 @@ upstream rampart_pages {
     keepalive 16;
     keepalive_timeout 60s;
 }
+# The access-log line sent to Rampart for requests it gave a verdict on (rampart-site.conf's
+# access_log); escape=json keeps whatever the client sent inside its JSON strings.
+${nginxLogFormat()}
 ${input.site.hideServerInfo ? 'server_tokens off;\n' : ''}`;
 }
 
@@ -165,6 +192,18 @@ function readme(input: BundleInput): string {
 Site ID: ${markdownText(site.id)}
 Domain: ${site.domain ? markdownText(site.domain) : '(not set)'}
 Rampart gateway API: ${markdownText(input.engineAddress)}
+Rampart gateway log port: ${markdownText(logAddress(input))} (UDP)
+
+## What this needs
+
+- nginx reaches Rampart's gateway API at ${markdownText(input.engineAddress)} (TCP).
+- nginx reaches Rampart's gateway log port at ${markdownText(logAddress(input))} (UDP): allow UDP from
+  this gateway to that port in every firewall in between. nginx sends its access-log line of each
+  protected request there, and Rampart completes the request's access record with the response
+  status, bytes sent and request time. Rampart takes these lines only from trusted gateways
+  (loopback, or the addresses in \`RAMPART_GATEWAY_TRUSTED\`) and from gateways whose keeper sends
+  heartbeats. A record whose line does not arrive in time (3 seconds unless Rampart's
+  \`RAMPART_ACCESS_MERGE_WAIT_MS\` says otherwise) is stored without those three fields.
 
 ## Install (stock nginx 1.18 or newer with the auth_request module, as Debian and Ubuntu ship it)
 
@@ -172,6 +211,11 @@ Rampart gateway API: ${markdownText(input.engineAddress)}
 2. In the http {} block: \`include /etc/nginx/rampart/rampart-upstream.conf;\`
 3. In the server {} block of ${domain} (its server_name must be the site's domain):
    \`include /etc/nginx/rampart/rampart-site.conf;\`
+   rampart-site.conf sets an \`access_log\` for this server (the line sent to Rampart). nginx
+   writes only the \`access_log\` directives of the innermost level that has any: if this server
+   block had none of its own, add your usual one next to the include (for example
+   \`access_log /var/log/nginx/access.log;\`); a location with its own \`access_log\` needs the
+   \`access_log syslog:...\` line of rampart-site.conf repeated in it.
 4. In each location that passes requests to your application:
    \`include /etc/nginx/rampart/rampart-protect.conf;\`
    It adds the probe to HTML pages with \`sub_filter\` (so tokens are renewed while a page is open)
@@ -191,6 +235,11 @@ For every request nginx asks Rampart (\`auth_request\`) for a verdict. 2xx passe
 upstream; 401 sends the client to the reload response, whose page runs the browser probe and
 obtains a token; 403 sends it to the block response. Both responses come from Rampart with the
 status and content configured on the site. Requests under /_rampart/ (the probe) go to Rampart.
+
+The verdict comes before your application answers, so nginx also sends its access-log line of the
+request (\`access_log syslog:\`, format \`${LOG_FORMAT_NAME}\` in rampart-upstream.conf: the request id
+that the verdict request carried as X-Rampart-Request-Id, the site, \`$status\`,
+\`$body_bytes_sent\`, \`$request_time\` and the request as nginx saw it) to the gateway log port.
 `;
 }
 

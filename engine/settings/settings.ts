@@ -50,6 +50,19 @@ const settingsSchema = z.object({
     .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
     .optional(),
   RAMPART_GATEWAY_PAGES_INLINE: bool.default(false),
+  // 0 turns the gateway log port off (records are written at verdict time, without response fields).
+  RAMPART_GATEWAY_LOG_PORT: z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be a whole number')
+    .min(0, 'must be between 0 (off) and 65535')
+    .max(65535, 'must be between 0 (off) and 65535')
+    .default(9082),
+  RAMPART_ACCESS_MERGE_WAIT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number')
+    .min(1, 'must be between 1 and 60000')
+    .max(60_000, 'must be between 1 and 60000')
+    .default(3000),
   RAMPART_INTAKE_PORT: port.default(5514),
   RAMPART_CONSOLE_TLS_CERT: z.string().min(1).optional(),
   RAMPART_CONSOLE_TLS_KEY: z.string().min(1).optional(),
@@ -110,7 +123,9 @@ export interface Settings {
    * given at start-up (an address set in the console wins; without either it is worked out);
    * `oversizeHead` what a verdict head over 64 KB gets; `trusted` the gateways (addresses, CIDR
    * ranges) believed about the client on the unauthenticated routes (undefined: loopback);
-   * `pagesInline` whether reload and block pages may run inline scripts and styles.
+   * `pagesInline` whether reload and block pages may run inline scripts and styles; `logPort` the
+   * UDP port (same host) for nginx's access-log lines, 0 off; `accessMergeWaitMs` how long a
+   * verdict's access record waits for its line.
    */
   gateway: {
     host: string;
@@ -119,6 +134,8 @@ export interface Settings {
     oversizeHead: 'pass' | 'block';
     trusted: string[] | undefined;
     pagesInline: boolean;
+    logPort: number;
+    accessMergeWaitMs: number;
   };
   intake: { port: number };
   publicUrl: string;
@@ -237,6 +254,8 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       oversizeHead: s.RAMPART_GATEWAY_OVERSIZE_HEAD,
       trusted: s.RAMPART_GATEWAY_TRUSTED,
       pagesInline: s.RAMPART_GATEWAY_PAGES_INLINE,
+      logPort: s.RAMPART_GATEWAY_LOG_PORT,
+      accessMergeWaitMs: s.RAMPART_ACCESS_MERGE_WAIT_MS,
     },
     intake: { port: s.RAMPART_INTAKE_PORT },
     publicUrl,
