@@ -102,8 +102,10 @@ const timeOf = (key: Buffer): number => Number(key.readBigUInt64BE(key.length - 
 export class OldestFirstTrimmer {
   constructor(
     private readonly db: ClassicLevel<Buffer, string>,
-    /** The first byte of keys that are not records (meta keys sort after every log name). */
+    /** The first key that is not a record (index, roll-up and meta keys sort after every log name). */
     private readonly metaStart: Buffer,
+    /** Deletes one log's records before a time, with their index entries and roll-ups. */
+    private readonly removeBefore: (log: string, before: number) => Promise<void>,
   ) {}
 
   /** Every log with records, with its oldest and newest block time. */
@@ -154,10 +156,7 @@ export class OldestFirstTrimmer {
     const logs: string[] = [];
     for (const span of spans) {
       if (span.oldest >= before) continue;
-      const start = recordKey(span.log, 0, 0);
-      const end = recordKey(span.log, before, 0);
-      await this.db.clear({ gte: start, lt: end });
-      await this.db.compactRange(start, end);
+      await this.removeBefore(span.log, before);
       logs.push(span.log);
     }
     return { before, logs, bytes: removed };

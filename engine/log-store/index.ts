@@ -1,12 +1,33 @@
 /**
- * Log store: access, detection and other logs in LevelDB under `<data>/logs`. Keys order records by
- * log name, then timestamp, then sequence, so a time range is one scan. Appends are batched.
- * A disk budget (keep a share of the volume free, optionally an absolute cap) deletes the oldest
- * records across logs until the store fits; retention by age, indexes, roll-ups and search come with
- * the log-search work.
+ * Log store: access, detection and other logs in LevelDB under `<data>/logs` (docs/DESIGN.md 2a).
+ * Records are kept in blocks by log, second and sequence, so a time range is one scan; each block's
+ * index entries (INDEXED_FIELDS and a log's extra fields) and per-minute roll-up counts are written
+ * in the same atomic batch. Retention by age per log kind and a disk budget delete the oldest
+ * records together with their index entries and roll-ups.
  */
-export { LogStore } from './log-store.ts';
-export type { LogRecord, ReadOptions, LogStoreOptions } from './log-store.ts';
+export { LogStore, DEFAULT_RETENTION_DAYS } from './log-store.ts';
+export type {
+  LogRecord,
+  ReadOptions,
+  LogStoreOptions,
+  Retention,
+  StoredBlock,
+  IndexedBlock,
+  MinuteCounts,
+  LogSpanInfo,
+} from './log-store.ts';
 export { recordKey } from './keys.ts';
+export {
+  INDEXED_FIELDS,
+  LIST_FIELDS,
+  LOG_KINDS,
+  ROLLUP_DIMENSIONS,
+  kindOfLog,
+  parseDimsKey,
+  rollupDimsKey,
+  statusClass,
+  valuesOf,
+} from './fields.ts';
+export type { IndexedField, LogKind, RollupDimension, RollupDims } from './fields.ts';
 export { bytesOverBudget, DEFAULT_MIN_FREE_RATIO, DEFAULT_BUDGET_CHECK_MS } from './disk-budget.ts';
 export type { DiskBudget, DiskUsage, VolumeSpace, VolumeProbe, BudgetCheck, TrimmedRange } from './disk-budget.ts';

@@ -1,19 +1,104 @@
 /**
- * Record keys sort by log name, then time, then sequence: `<log>\x00<8-byte BE ms><4-byte BE seq>`,
- * so one log's time range is one contiguous range scan.
+ * The store's keys (docs/DESIGN.md 2a). Records sort by log name, then time, then sequence:
+ * `<log>\x00<8-byte BE second-ms><4-byte BE seq>`, so one log's time range is one contiguous scan.
+ * Index entries and roll-ups live under 0xFE, meta keys under 0xFF: no UTF-8 log name starts with
+ * either byte, so every record key sorts before them.
  */
 const SEPARATOR = 0x00;
+export const INDEX_SPACE = Buffer.from([0xfe, 0x69]); // 0xFE 'i'
+export const ROLLUP_SPACE = Buffer.from([0xfe, 0x72]); // 0xFE 'r'
+/** The first key that is not a record. */
+export const RECORDS_END = Buffer.from([0xfe]);
+export const HOUR = 3_600_000;
+export const MINUTE = 60_000;
+/** Longest indexed value (bytes); a longer one is indexed by its first bytes and checked on read. */
+export const MAX_INDEXED_VALUE = 256;
+
+const name = (text: string): Buffer => Buffer.from(text, 'utf8');
+const u64 = (value: number): Buffer => {
+  const b = Buffer.allocUnsafe(8);
+  b.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(value))));
+  return b;
+};
 
 export function recordKey(log: string, timestamp: number, seq: number): Buffer {
-  const name = Buffer.from(log, 'utf8');
-  const key = Buffer.allocUnsafe(name.length + 1 + 8 + 4);
-  name.copy(key, 0);
-  key[name.length] = SEPARATOR;
-  key.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(timestamp))), name.length + 1);
-  key.writeUInt32BE(seq >>> 0, name.length + 9);
+  const logName = name(log);
+  const key = Buffer.allocUnsafe(logName.length + 1 + 8 + 4);
+  logName.copy(key, 0);
+  key[logName.length] = SEPARATOR;
+  key.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(timestamp))), logName.length + 1);
+  key.writeUInt32BE(seq >>> 0, logName.length + 9);
   return key;
 }
 
 export function rangeBounds(log: string, from: number, to: number): { gte: Buffer; lt: Buffer } {
   return { gte: recordKey(log, from, 0), lt: recordKey(log, to, 0) };
+}
+
+/** The block key's time and sequence (its last 12 bytes). */
+export function blockPosition(key: Buffer): { second: number; seq: number } {
+  return { second: Number(key.readBigUInt64BE(key.length - 12)), seq: key.readUInt32BE(key.length - 4) };
+}
+
+/** An indexed value as stored: UTF-8, at most MAX_INDEXED_VALUE bytes (cut on a character boundary). */
+export function indexValueBytes(value: string): Buffer {
+  const bytes = name(value);
+  if (bytes.length <= MAX_INDEXED_VALUE) return bytes;
+  let end = MAX_INDEXED_VALUE;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end);
+}
+
+/** `0xFE i <log> 0`: every index entry of one log. */
+export function indexLogPrefix(log: string): Buffer {
+  return Buffer.concat([INDEX_SPACE, name(log), Buffer.from([SEPARATOR])]);
+}
+
+/** `0xFE i <log> 0 <field> 0`: every index entry of one log's field. */
+export function indexFieldPrefix(log: string, field: string): Buffer {
+  return Buffer.concat([indexLogPrefix(log), name(field), Buffer.from([SEPARATOR])]);
+}
+
+/** The entries of one value in one hour: prefix + hour + value length + value. */
+export function indexValuePrefix(log: string, field: string, hour: number, value: Buffer): Buffer {
+  const length = Buffer.allocUnsafe(2);
+  length.writeUInt16BE(value.length);
+  return Buffer.concat([indexFieldPrefix(log, field), u64(hour), length, value]);
+}
+
+export function indexKey(log: string, field: string, value: Buffer, second: number, seq: number): Buffer {
+  const tail = Buffer.allocUnsafe(12);
+  tail.writeBigUInt64BE(BigInt(second));
+  tail.writeUInt32BE(seq >>> 0, 8);
+  return Buffer.concat([indexValuePrefix(log, field, Math.floor(second / HOUR) * HOUR, value), tail]);
+}
+
+/** `0xFE r <log> 0`: every roll-up of one log. */
+export function rollupPrefix(log: string): Buffer {
+  return Buffer.concat([ROLLUP_SPACE, name(log), Buffer.from([SEPARATOR])]);
+}
+
+export function rollupKey(log: string, minute: number, boot: number, part: number): Buffer {
+  const tail = Buffer.allocUnsafe(14);
+  tail.writeBigUInt64BE(BigInt(minute));
+  tail.writeUInt32BE(boot >>> 0, 8);
+  tail.writeUInt16BE(part & 0xffff, 12);
+  return Buffer.concat([rollupPrefix(log), tail]);
+}
+
+/** The minute a roll-up key counts (the 8 bytes after its prefix). */
+export function rollupMinute(key: Buffer): number {
+  return Number(key.readBigUInt64BE(key.length - 14));
+}
+
+export const timeKey = u64;
+
+/** The first key after every key that starts with `prefix` (its lexicographic successor). */
+export function prefixEnd(prefix: Buffer): Buffer {
+  let end = prefix.length;
+  while (end > 0 && prefix[end - 1] === 0xff) end--;
+  if (end === 0) return Buffer.from([0xff, 0xff, 0xff, 0xff]);
+  const next = Buffer.from(prefix.subarray(0, end));
+  next[end - 1]! += 1;
+  return next;
 }

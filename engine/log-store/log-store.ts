@@ -1,7 +1,26 @@
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { silentLogger, type Logger } from '#engine/shared';
-import { recordKey, rangeBounds } from './keys.ts';
+import { silentLogger, systemClock, type Clock, type Logger } from '#engine/shared';
+import {
+  blockPosition,
+  HOUR,
+  indexFieldPrefix,
+  indexLogPrefix,
+  indexKey,
+  indexValueBytes,
+  indexValuePrefix,
+  MINUTE,
+  prefixEnd,
+  rangeBounds,
+  recordKey,
+  RECORDS_END,
+  rollupKey,
+  rollupMinute,
+  rollupPrefix,
+  timeKey,
+} from './keys.ts';
+import { INDEXED_FIELDS, kindOfLog, rollupDimsKey, valuesOf, type LogKind } from './fields.ts';
+import { decodeRows, encodeRows } from './rows.ts';
 import {
   DEFAULT_BUDGET_CHECK_MS,
   OldestFirstTrimmer,
@@ -29,7 +48,9 @@ const POOLED_BLOCKS = 32;
 const NEWLINE = 0x0a;
 /** 0xFF never starts a UTF-8 log name, so meta keys cannot collide with records. */
 const BOOT_KEY = Buffer.from([0xff, 0x62, 0x6f, 0x6f, 0x74]);
-const META_START = Buffer.from([0xff]);
+/** Minutes of roll-up counts kept in memory per log (older ones are written and dropped). */
+const ROLLUP_MINUTES_KEPT = 4;
+const DAY = 86_400_000;
 const SECOND = 1000;
 
 const defaultOnError = (error: unknown): void => {
@@ -44,6 +65,15 @@ function fits(block: Block, json: string): boolean {
   return json.length * 3 + 1 <= room || Buffer.byteLength(json) + 1 <= room;
 }
 
+/** Why the store would not open, and what the operator can do about it. */
+function openFailure(dir: string, error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+  if (/lock/i.test(cause)) {
+    return `the log store at ${dir} is in use by another process (${cause}): stop the other Rampart engine using this data folder, or give this one another RAMPART_DATA`;
+  }
+  return `the log store at ${dir} cannot be opened (${cause}): if its files are damaged, stop the engine and move the folder aside (the engine then starts with an empty log store; the configuration is kept elsewhere), or free disk space if the volume is full`;
+}
+
 export type LogRecord = Readonly<Record<string, unknown>> & { _timestamp: number };
 
 export interface ReadOptions {
@@ -52,9 +82,53 @@ export interface ReadOptions {
   limit?: number;
 }
 
+/** Retention by age: how many days each kind of log keeps (default 30). */
+export interface Retention {
+  days: Readonly<Partial<Record<LogKind, number>>>;
+  /** How often expired records are deleted, ms; default one hour. */
+  checkEveryMs?: number;
+}
+
+export const DEFAULT_RETENTION_DAYS = 30;
+
+/** One block as a reader sees it: where it is and its records' JSON lines. */
+export interface StoredBlock {
+  log: string;
+  second: number;
+  seq: number;
+  lines: string[];
+}
+
+/** The rows of a block that an index entry names. */
+export interface IndexedBlock {
+  second: number;
+  seq: number;
+  rows: number[];
+}
+
+export interface MinuteCounts {
+  minute: number;
+  /** Dimension key (fields.ts rollupDimsKey) -> records. */
+  counts: Readonly<Record<string, number>>;
+}
+
+export interface LogSpanInfo {
+  log: string;
+  oldest: number;
+  newest: number;
+  /** Approximate bytes on disk of its records (LevelDB's table sizes; the memtable not counted). */
+  approxBytes: number;
+}
+
 export interface LogStoreOptions {
   /** Disk budget with oldest-first deletion; none when absent. */
   budget?: DiskBudget;
+  /** Retention by age; none when absent (the engine passes its settings). */
+  retention?: Retention;
+  /** What retention measures age against (default the system clock). */
+  clock?: Clock;
+  /** Fields indexed for one log besides INDEXED_FIELDS (a log configuration's key fields). */
+  extraIndexedFields?: (log: string) => readonly string[];
   /** Hears what the budget check deleted. */
   logger?: Logger;
   /** Free and total space of the data volume (default fs.statfs). */
@@ -67,6 +141,17 @@ interface Block {
   readonly second: number;
   readonly buf: Buffer;
   used: number;
+  /** Records in it so far. */
+  rows: number;
+  /** field -> value -> rows holding it. */
+  readonly index: Map<string, Map<string, number[]>>;
+}
+
+/** One log's roll-up counts of one minute, as this boot has written them. */
+interface MinuteRollup {
+  readonly part: number;
+  readonly counts: Map<string, number>;
+  dirty: boolean;
 }
 
 /**
@@ -95,6 +180,14 @@ export class LogStore {
   readonly #volume: VolumeProbe;
   readonly #trimmer: OldestFirstTrimmer;
   #budgetTimer: NodeJS.Timeout | null = null;
+  #retentionTimer: NodeJS.Timeout | null = null;
+  readonly #retention: Retention | undefined;
+  readonly #extraFields: (log: string) => readonly string[];
+  readonly #boot: number;
+  readonly #clock: Clock;
+  /** log -> minute -> counts. */
+  readonly #rollups = new Map<string, Map<number, MinuteRollup>>();
+  #rollupParts = 0;
   #closing = false;
   #checking: Promise<BudgetCheck | null> | null = null;
   #writtenSinceCheck = 0;
@@ -109,17 +202,25 @@ export class LogStore {
     this.#db = db;
     this.#dir = dir;
     this.#seq = (boot & 0xfff) << 20;
+    this.#boot = boot;
+    this.#clock = options.clock ?? systemClock;
+    this.#retention = options.retention;
+    this.#extraFields = options.extraIndexedFields ?? (() => []);
     this.#onError = onError;
     this.#budget = options.budget;
     this.#logger = options.logger ?? silentLogger;
     this.#volume = options.volume ?? statVolume;
-    this.#trimmer = new OldestFirstTrimmer(db, META_START);
+    this.#trimmer = new OldestFirstTrimmer(db, RECORDS_END, (log, before) => this.#removeBefore(log, before));
     if (this.#budget) {
       this.#budgetTimer = setInterval(
         () => void this.checkBudget(),
         this.#budget.checkEveryMs ?? DEFAULT_BUDGET_CHECK_MS,
       );
       this.#budgetTimer.unref();
+    }
+    if (this.#retention) {
+      this.#retentionTimer = setInterval(() => void this.applyRetention(), this.#retention.checkEveryMs ?? HOUR);
+      this.#retentionTimer.unref();
     }
   }
 
@@ -139,7 +240,11 @@ export class LogStore {
       // A larger memtable means fewer level-0 files and compactions under a steady log stream.
       writeBufferSize: 16 * 1024 * 1024,
     });
-    await db.open();
+    try {
+      await db.open();
+    } catch (error) {
+      throw new Error(openFailure(dir, error), { cause: error });
+    }
     // Each opening gets a boot number kept in the high bits of the sequence, so blocks written
     // after a restart never take the key of an earlier block of the same second.
     const stored = await db.get(BOOT_KEY);
@@ -149,11 +254,16 @@ export class LogStore {
   }
 
   append(log: string, record: LogRecord): void {
-    this.appendJson(log, record._timestamp, JSON.stringify(record));
+    this.appendJson(log, record._timestamp, JSON.stringify(record), record);
   }
 
-  /** Appends a record already serialised as one line of JSON whose `_timestamp` is `timestamp`. */
-  appendJson(log: string, timestamp: number, json: string): void {
+  /**
+   * Appends a record already serialised as one line of JSON whose `_timestamp` is `timestamp`.
+   * `record` is that record as an object, for its index entries and roll-up counts (parsed from
+   * `json` when not given).
+   */
+  appendJson(log: string, timestamp: number, json: string, record?: Readonly<Record<string, unknown>>): void {
+    const fields = record ?? (JSON.parse(json) as Readonly<Record<string, unknown>>);
     const second = Math.floor(timestamp / SECOND) * SECOND;
     let block = this.#open.get(log);
     if (block !== undefined && (block.second !== second || !fits(block, json))) {
@@ -161,11 +271,13 @@ export class LogStore {
       block = undefined;
     }
     if (block === undefined) {
-      block = { log, second, buf: this.#buffer(Buffer.byteLength(json) + 1), used: 0 };
+      block = { log, second, buf: this.#buffer(Buffer.byteLength(json) + 1), used: 0, rows: 0, index: new Map() };
       this.#open.set(log, block);
     }
     if (block.used > 0) block.buf[block.used++] = NEWLINE;
     block.used += block.buf.write(json, block.used);
+    this.#indexRow(block, fields);
+    this.#count(log, timestamp, fields);
     if (++this.#pendingRecords >= FLUSH_AT) void this.#schedule().catch(this.#onError);
     else this.#timer ??= setTimeout(this.#tick, FLUSH_AFTER_MS);
   }
@@ -202,6 +314,58 @@ export class LogStore {
     return this.#tail;
   }
 
+  #indexRow(block: Block, record: Readonly<Record<string, unknown>>): void {
+    const row = block.rows++;
+    const extra = this.#extraFields(block.log);
+    const fields = extra.length === 0 ? INDEXED_FIELDS : [...INDEXED_FIELDS, ...extra];
+    for (const field of fields) {
+      const value = record[field];
+      if (value === undefined || value === null || value === '') continue;
+      for (const item of valuesOf(field, value)) {
+        let byValue = block.index.get(field);
+        if (byValue === undefined) block.index.set(field, (byValue = new Map<string, number[]>()));
+        const rows = byValue.get(item);
+        if (rows === undefined) byValue.set(item, [row]);
+        else if (rows[rows.length - 1] !== row) rows.push(row);
+      }
+    }
+  }
+
+  #count(log: string, timestamp: number, record: Readonly<Record<string, unknown>>): void {
+    const minute = Math.floor(timestamp / MINUTE) * MINUTE;
+    let minutes = this.#rollups.get(log);
+    if (minutes === undefined) this.#rollups.set(log, (minutes = new Map<number, MinuteRollup>()));
+    let rollup = minutes.get(minute);
+    if (rollup === undefined) {
+      rollup = { part: this.#rollupParts++ & 0xffff, counts: new Map(), dirty: true };
+      minutes.set(minute, rollup);
+    }
+    const dims = rollupDimsKey(log, record);
+    rollup.counts.set(dims, (rollup.counts.get(dims) ?? 0) + 1);
+    rollup.dirty = true;
+  }
+
+  /** The roll-up puts of this flush: each minute touched since the last one, whole. Old minutes are dropped after. */
+  #rollupPuts(): { type: 'put'; key: Buffer; value: Buffer }[] {
+    const puts: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+    for (const [log, minutes] of this.#rollups) {
+      for (const [minute, rollup] of minutes) {
+        if (!rollup.dirty) continue;
+        rollup.dirty = false;
+        puts.push({
+          type: 'put',
+          key: rollupKey(log, minute, this.#boot, rollup.part),
+          value: Buffer.from(JSON.stringify(Object.fromEntries(rollup.counts))),
+        });
+      }
+      if (minutes.size > ROLLUP_MINUTES_KEPT) {
+        const keep = [...minutes.keys()].sort((a, b) => b - a).slice(0, ROLLUP_MINUTES_KEPT);
+        for (const minute of minutes.keys()) if (!keep.includes(minute)) minutes.delete(minute);
+      }
+    }
+    return puts;
+  }
+
   #buffer(need: number): Buffer {
     if (need > BLOCK_BYTES) return Buffer.allocUnsafeSlow(need);
     return this.#pool.pop() ?? Buffer.allocUnsafeSlow(BLOCK_BYTES);
@@ -219,15 +383,27 @@ export class LogStore {
     this.#pendingRecords = 0;
     if (blocks.length === 0) return;
     let bytes = 0;
-    const batch = blocks.map((block) => {
+    const batch: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+    for (const block of blocks) {
       bytes += block.used;
       this.#seq = (this.#seq & 0xfff00000) | ((this.#seq + 1) & 0xfffff);
-      return {
-        type: 'put' as const,
+      batch.push({
+        type: 'put',
         key: recordKey(block.log, block.second, this.#seq),
         value: block.buf.subarray(0, block.used),
-      };
-    });
+      });
+      for (const [field, byValue] of block.index) {
+        for (const [value, rows] of byValue) {
+          batch.push({
+            type: 'put',
+            key: indexKey(block.log, field, indexValueBytes(value), block.second, this.#seq),
+            value: encodeRows(rows),
+          });
+        }
+      }
+    }
+    // Records, their index entries and the roll-ups counting them go in one atomic batch.
+    batch.push(...this.#rollupPuts());
     const written = this.#db.batch<Buffer, Buffer>(batch, { valueEncoding: 'buffer' });
     // An open LevelDB copies the batch before batch() returns, so the blocks can be reused at once.
     if (this.#db.status === 'open') {
@@ -314,11 +490,205 @@ export class LogStore {
     return out;
   }
 
+  /**
+   * One log's blocks from `to` back to `from` (newest first; oldest first with `oldestFirst`), each
+   * with its records' JSON lines. Flushes first, so every acknowledged append is seen.
+   */
+  async *blocks(log: string, range: { from: number; to: number; oldestFirst?: boolean }): AsyncGenerator<StoredBlock> {
+    await this.flush();
+    const first = Math.floor(range.from / SECOND) * SECOND;
+    const iterator = this.#db.iterator({ ...rangeBounds(log, first, range.to), reverse: !range.oldestFirst });
+    try {
+      for await (const [key, value] of iterator) {
+        const { second, seq } = blockPosition(key);
+        yield { log, second, seq, lines: value.split('\n') };
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  /** The time of a log's oldest and newest block (whole seconds), or null when it has none. */
+  async span(log: string): Promise<{ oldest: number; newest: number } | null> {
+    const bounds = rangeBounds(log, 0, Number.MAX_SAFE_INTEGER);
+    const [first] = await this.#db.keys({ ...bounds, limit: 1 }).all();
+    if (first === undefined) return null;
+    const [last] = await this.#db.keys({ ...bounds, limit: 1, reverse: true }).all();
+    return { oldest: blockPosition(first).second, newest: blockPosition(last ?? first).second };
+  }
+
+  /** One block's records, or undefined when it is gone (retention) or never was. */
+  async block(log: string, second: number, seq: number): Promise<string[] | undefined> {
+    await this.flush();
+    const value = await this.#db.get(recordKey(log, second, seq));
+    return value === undefined ? undefined : value.split('\n');
+  }
+
+  /**
+   * The blocks holding `field = value` between `from` and `to`, newest first, with the rows that hold
+   * it: one seek per hour of the range. A value longer than the indexed prefix matches every value
+   * with that prefix; the caller checks the records.
+   */
+  async *indexed(
+    log: string,
+    field: string,
+    value: string,
+    range: { from: number; to: number },
+  ): AsyncGenerator<IndexedBlock> {
+    await this.flush();
+    const bytes = indexValueBytes(value);
+    // Only the hours the log has records in are sought (a range of `all` would be ~500,000 hours).
+    const span = await this.span(log);
+    if (span === null) return;
+    const from = Math.max(Math.floor(range.from / SECOND) * SECOND, span.oldest);
+    const to = Math.min(range.to, span.newest + SECOND);
+    for (let hour = Math.floor((to - 1) / HOUR) * HOUR; hour >= Math.floor(from / HOUR) * HOUR; hour -= HOUR) {
+      const prefix = indexValuePrefix(log, field, hour, bytes);
+      const lower = Buffer.concat([prefix, timeKey(Math.max(from, hour))]);
+      const upper = Buffer.concat([prefix, timeKey(Math.min(to, hour + HOUR))]);
+      const iterator = this.#db.iterator<Buffer, Buffer>({
+        gte: lower,
+        lt: upper,
+        reverse: true,
+        valueEncoding: 'buffer',
+      });
+      try {
+        for await (const [key, rows] of iterator) {
+          const { second, seq } = blockPosition(key);
+          yield { second, seq, rows: decodeRows(rows) };
+        }
+      } finally {
+        await iterator.close();
+      }
+    }
+  }
+
+  /** The approximate bytes of index entries for `field = value` in a range: how selective a term is. */
+  async indexedBytes(log: string, field: string, value: string, range: { from: number; to: number }): Promise<number> {
+    const bytes = indexValueBytes(value);
+    const span = await this.span(log);
+    if (span === null) return 0;
+    const to = Math.min(range.to, span.newest + SECOND);
+    let total = 0;
+    for (let hour = Math.floor(Math.max(range.from, span.oldest) / HOUR) * HOUR; hour < to; hour += HOUR) {
+      const prefix = indexValuePrefix(log, field, hour, bytes);
+      total += await this.#db.approximateSize(prefix, prefixEnd(prefix));
+    }
+    return total;
+  }
+
+  /** One log's per-minute roll-up counts between `from` and `to` (minutes starting in it), oldest first. */
+  async *rollups(log: string, range: { from: number; to: number }): AsyncGenerator<MinuteCounts> {
+    await this.flush();
+    const prefix = rollupPrefix(log);
+    const iterator = this.#db.iterator({
+      gte: Buffer.concat([prefix, timeKey(Math.ceil(range.from / MINUTE) * MINUTE)]),
+      lt: Buffer.concat([prefix, timeKey(range.to)]),
+    });
+    try {
+      for await (const [key, value] of iterator) {
+        yield { minute: rollupMinute(key), counts: JSON.parse(value) as Record<string, number> };
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  /** Every log with records: its oldest and newest second and its approximate size. */
+  async logs(): Promise<LogSpanInfo[]> {
+    await this.flush();
+    const spans = await this.#trimmer.spans();
+    return Promise.all(
+      spans.map(async (span) => ({
+        log: span.log,
+        oldest: span.oldest,
+        newest: span.newest,
+        approxBytes:
+          (await this.#db.approximateSize(recordKey(span.log, 0, 0), recordKey(span.log, Number.MAX_SAFE_INTEGER, 0))) +
+          (await this.#db.approximateSize(indexLogPrefix(span.log), prefixEnd(indexLogPrefix(span.log)))) +
+          (await this.#db.approximateSize(rollupPrefix(span.log), prefixEnd(rollupPrefix(span.log)))),
+      })),
+    );
+  }
+
+  /** Deletes one log's records before `before` (whole seconds), with their index entries and roll-ups. */
+  async deleteBefore(log: string, before: number): Promise<void> {
+    await this.flush();
+    await this.#removeBefore(log, before);
+  }
+
+  /** Deletes every record of one log, its index entries and roll-ups. */
+  async purge(log: string): Promise<void> {
+    await this.deleteBefore(log, Number.MAX_SAFE_INTEGER);
+  }
+
+  async #removeBefore(log: string, before: number): Promise<void> {
+    const cutoff = Math.floor(before / SECOND) * SECOND;
+    const records = { gte: recordKey(log, 0, 0), lt: recordKey(log, cutoff, 0) };
+    await this.#db.clear(records);
+    // Index entries sit under (log, field, hour): whole hours before the cutoff go; the cutoff's own
+    // hour keeps its entries until it is over (a reader skips entries whose block is gone).
+    const lastHour = Math.floor(cutoff / HOUR) * HOUR;
+    for (const field of await this.#indexedFieldsOf(log)) {
+      const prefix = indexFieldPrefix(log, field);
+      await this.#db.clear({ gte: prefix, lt: Buffer.concat([prefix, timeKey(lastHour)]) });
+    }
+    const rollups = rollupPrefix(log);
+    await this.#db.clear({ gte: rollups, lt: Buffer.concat([rollups, timeKey(Math.floor(cutoff / MINUTE) * MINUTE)]) });
+    const held = this.#rollups.get(log);
+    if (held) for (const minute of held.keys()) if (minute < cutoff) held.delete(minute);
+    await this.#db.compactRange(records.gte, records.lt);
+  }
+
+  /** The fields one log has index entries for (a skip-scan: one seek per field). */
+  async #indexedFieldsOf(log: string): Promise<string[]> {
+    const fields: string[] = [];
+    const logPrefix = indexLogPrefix(log);
+    let from: Buffer = logPrefix;
+    for (;;) {
+      const [key] = await this.#db.keys({ gte: from, lt: prefixEnd(logPrefix), limit: 1 }).all();
+      if (key === undefined) return fields;
+      const end = key.indexOf(0, logPrefix.length);
+      if (end < 0) return fields;
+      const field = key.subarray(logPrefix.length, end).toString('utf8');
+      fields.push(field);
+      from = prefixEnd(indexFieldPrefix(log, field));
+    }
+  }
+
+  /**
+   * Deletes what is older than its kind's retention (default 30 days), in every log. Runs every
+   * hour with `options.retention`; returns the logs it cut and their cutoffs.
+   */
+  async applyRetention(now = this.#clock.now()): Promise<{ log: string; before: number }[]> {
+    const retention = this.#retention;
+    if (!retention || this.#closing || this.#db.status !== 'open') return [];
+    const cut: { log: string; before: number }[] = [];
+    try {
+      for (const span of await this.#trimmer.spans()) {
+        const days = retention.days[kindOfLog(span.log)] ?? DEFAULT_RETENTION_DAYS;
+        const before = now - days * DAY;
+        if (span.oldest >= before) continue;
+        await this.#removeBefore(span.log, before);
+        cut.push({ log: span.log, before });
+        this.#logger.info(
+          { log: span.log, before: new Date(before).toISOString(), days },
+          'log retention: deleted records older than the retention',
+        );
+      }
+    } catch (error) {
+      this.#onError(error);
+    }
+    return cut;
+  }
+
   async close(): Promise<void> {
     // No new check starts (the last flush may cross the burst threshold); one under way finishes first.
     this.#closing = true;
     if (this.#budgetTimer) clearInterval(this.#budgetTimer);
     this.#budgetTimer = null;
+    if (this.#retentionTimer) clearInterval(this.#retentionTimer);
+    this.#retentionTimer = null;
     await this.#checking;
     await this.flush();
     await this.#db.close();
