@@ -68,7 +68,7 @@ export interface GatewayLogLine {
 export type LineParse = { ok: true; line: GatewayLogLine } | { ok: false; reason: string };
 
 const PRI = /^<\d{1,3}>/;
-const MARK = `${LOG_TAG}: {`;
+const MARK = `${LOG_TAG}: `;
 /** The RFC 3164 header (priority, time, host name when nginx adds one, tag) is shorter than this. */
 const HEADER_MAX = 320;
 const SITE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -89,7 +89,7 @@ export function parseGatewayLogDatagram(datagram: Buffer): LineParse {
   if (at < 0 || at > HEADER_MAX) return fail(`no "${LOG_TAG}:" tag`);
   let value: unknown;
   try {
-    value = JSON.parse(text.slice(at + MARK.length - 1));
+    value = JSON.parse(text.slice(at + MARK.length));
   } catch {
     return fail('message is not JSON');
   }

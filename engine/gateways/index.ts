@@ -1,6 +1,7 @@
 /**
  * Gateways: the gateway API server (nginx auth_request verdicts, plug-in-less checks, heartbeats,
- * the browser probe's endpoints, reload and block responses) and the nginx plugin bundle, whose
+ * the browser probe's endpoints, reload and block responses), the gateway log port (nginx's
+ * access-log lines merged into the verdicts' access records) and the nginx plugin bundle, whose
  * user text goes through one escaping function per file format.
  */
 export { buildGatewayServer, accessLogName, detectionLogName, GATEWAY_BODY_LIMIT } from './gateway-server.ts';
@@ -11,3 +12,10 @@ export type { BundleInput } from './nginx-bundle.ts';
 export { tarGz } from './tar.ts';
 export { visibleText, lineComment, nginxString, nginxAddress, shellWord, jsonText, markdownText } from './escape.ts';
 export type { TarEntry } from './tar.ts';
+export { gatewayTrust, DEFAULT_TRUSTED_GATEWAYS } from './gateway-trust.ts';
+export { parseGatewayLogDatagram, nginxLogFormat, LOG_FORMAT_NAME, LOG_TAG } from './gateway-log-line.ts';
+export type { GatewayLogLine, LineParse } from './gateway-log-line.ts';
+export { AccessMerge, withResponse, DEFAULT_MERGE_WAIT_MS, DEFAULT_MAX_PENDING } from './access-merge.ts';
+export type { HeldRecord, AccessMergeOptions, AccessMergeCounts } from './access-merge.ts';
+export { GatewayLogPort, loneAccessRecord, DEFAULT_GATEWAY_LOG_PORT } from './gateway-log-port.ts';
+export type { GatewayLogPortOptions, GatewayLogCounts } from './gateway-log-port.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { pluginBundle, tarGz } from '#engine/gateways';
+import { nginxLogFormat, pluginBundle, tarGz } from '#engine/gateways';
 import { siteInputSchema } from '#engine/sites';
 import type { SiteRecord } from '#engine/config-store';
 
@@ -97,6 +97,38 @@ describe('nginx plugin bundle', () => {
     expect(() =>
       pluginBundle({ site, accessKey: 'a$b', engineAddress: '127.0.0.1:9081', version: '0.1.0', now: 0 }),
     ).toThrow(/accessKey/);
+  });
+
+  it("sends nginx's access-log line of verdict requests to the gateway log port, tied to the verdict by the request id", async () => {
+    const out = await extract(
+      pluginBundle({ site, accessKey: 'k', engineAddress: '10.0.0.2:9081', version: '0.1.0', now: 0 }).content,
+    );
+    const siteConf = await readFile(join(out, 'rampart-site.conf'), 'utf8');
+    expect(siteConf).toContain('set $rampart_site "site_abc123";');
+    expect(siteConf).toContain(
+      'access_log syslog:server=10.0.0.2:9082,tag=rampart,nohostname rampart_access if=$rampart_guard;',
+    );
+    const verdictLocation = siteConf.slice(siteConf.indexOf('location = /_rampart_verdict'));
+    expect(verdictLocation.slice(0, verdictLocation.indexOf('}'))).toContain(
+      'proxy_set_header X-Rampart-Request-Id $request_id;',
+    );
+    const upstream = await readFile(join(out, 'rampart-upstream.conf'), 'utf8');
+    expect(upstream).toContain(nginxLogFormat());
+    const readme = await readFile(join(out, 'README.md'), 'utf8');
+    expect(readme).toContain('10\\.0\\.0\\.2\\:9082 (UDP)');
+  });
+
+  it('uses the log port it is given, on the gateway API’s host (IPv6 too), and refuses one that is not a port', async () => {
+    const out = await extract(
+      pluginBundle({ site, accessKey: 'k', engineAddress: '[2001:db8::5]:9081', logPort: 5140, version: '1', now: 0 })
+        .content,
+    );
+    expect(await readFile(join(out, 'rampart-site.conf'), 'utf8')).toContain('syslog:server=[2001:db8::5]:5140,');
+    for (const logPort of [0, 65_536, 1.5]) {
+      expect(() =>
+        pluginBundle({ site, accessKey: 'k', engineAddress: '127.0.0.1:9081', logPort, version: '1', now: 0 }),
+      ).toThrow(/logPort/);
+    }
   });
 
   it("sends the reload and block responses without the client's query (X-Original-URI has it)", async () => {
