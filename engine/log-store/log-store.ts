@@ -188,6 +188,7 @@ export class LogStore {
   /** log -> minute -> counts. */
   readonly #rollups = new Map<string, Map<number, MinuteRollup>>();
   #rollupParts = 0;
+  readonly #listeners = new Set<(block: StoredBlock) => void>();
   #closing = false;
   #checking: Promise<BudgetCheck | null> | null = null;
   #writtenSinceCheck = 0;
@@ -384,9 +385,20 @@ export class LogStore {
     if (blocks.length === 0) return;
     let bytes = 0;
     const batch: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+    // Listeners (a live tail) hear of each block once it is written; its lines are copied now, as
+    // the block's buffer goes back to the pool.
+    const heard: StoredBlock[] = [];
     for (const block of blocks) {
       bytes += block.used;
       this.#seq = (this.#seq & 0xfff00000) | ((this.#seq + 1) & 0xfffff);
+      if (this.#listeners.size > 0) {
+        heard.push({
+          log: block.log,
+          second: block.second,
+          seq: this.#seq,
+          lines: block.buf.toString('utf8', 0, block.used).split('\n'),
+        });
+      }
       batch.push({
         type: 'put',
         key: recordKey(block.log, block.second, this.#seq),
@@ -411,6 +423,15 @@ export class LogStore {
         if (block.buf.length === BLOCK_BYTES && this.#pool.length < POOLED_BLOCKS) this.#pool.push(block.buf);
     }
     await written;
+    for (const block of heard) {
+      for (const listener of this.#listeners) {
+        try {
+          listener(block);
+        } catch (error) {
+          this.#onError(error);
+        }
+      }
+    }
     if (this.#budget && (this.#writtenSinceCheck += bytes) >= checkAfterBytes(this.#budget)) void this.checkBudget();
   }
 
@@ -506,6 +527,12 @@ export class LogStore {
     } finally {
       await iterator.close();
     }
+  }
+
+  /** Hears of every block as soon as it is written (a live tail); returns the way to stop. */
+  subscribe(listener: (block: StoredBlock) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The time of a log's oldest and newest block (whole seconds), or null when it has none. */

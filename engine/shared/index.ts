@@ -14,6 +14,17 @@ export {
   CUSTOM_RULE_LIMITS,
 } from './rule-shape.ts';
 export type { ProtectionLevelName, CustomRuleInput } from './rule-shape.ts';
+export {
+  filterSchema,
+  filterSize,
+  timeRangeSchema,
+  RELATIVE_RANGES,
+  FIELD_NAME_MAX,
+  FILTER_VALUE_MAX,
+  FILTER_DEPTH_MAX,
+  FILTER_TERMS_MAX,
+} from './log-query.ts';
+export type { Filter, FilterTerm, TimeRange, RelativeRange } from './log-query.ts';
 export { systemClock, ManualClock, SECOND, MINUTE, HOUR, DAY } from './clock.ts';
 export type { Clock } from './clock.ts';
 export { cryptoRandom, newId, newSecret, sha256, safeEqual } from './ids.ts';
