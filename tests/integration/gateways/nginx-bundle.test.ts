@@ -5,11 +5,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pluginBundle } from '#engine/gateways';
+import { nginxLogFormat, pluginBundle } from '#engine/gateways';
 import type { SiteRecord } from '#engine/config-store';
 import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { NGINX, TestNginx } from '../../support/nginx.ts';
+import { ADD_REQUEST_ID, REQUEST_ID_HEADER, freeUdpPort, pointAccessLogAt, recordOf } from './access-log-support.ts';
 
 // The plugin bundle as nginx reads it: no warning from nginx -t, user text that cannot add
 // directives, and heads as large as nginx accepts answered with a verdict.
@@ -23,6 +24,7 @@ let dir: string;
 let siteId: string;
 let accessKey: string;
 let gatewayPort: number;
+let logPort: number;
 /** What nginx sent on each connection of the verdict upstream, in order of connection. */
 const verdictConnections: string[] = [];
 const relaySockets = new Set<Socket>();
@@ -57,27 +59,29 @@ function get(
   port: number,
   path: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; requestId: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent: false }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body, requestId: String(res.headers[REQUEST_ID_HEADER] ?? '') }),
+      );
     });
     req.on('error', reject);
     req.end();
   });
 }
 
-async function accessLog(): Promise<Record<string, unknown>[]> {
-  await engine.logStore.flush();
-  return engine.logStore.read(`access:${siteId}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
-}
+/** The access record of a request through nginx (written once nginx's log line completed it). */
+const accessRecord = (requestId: string): Promise<Record<string, unknown> | undefined> =>
+  recordOf(engine, siteId, requestId);
 
 const server = (port: number, folder: string, extra = ''): string => `
     server {
         listen 127.0.0.1:${port};
         server_name localhost;
+        ${ADD_REQUEST_ID}
         ${extra}
         include ${folder}/rampart-site.conf;
         location / {
@@ -88,7 +92,8 @@ const server = (port: number, folder: string, extra = ''): string => `
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rampart-bundle-nginx-'));
-  engine = await startTestEngine({ RAMPART_EDITION: 'B' });
+  logPort = await freeUdpPort();
+  engine = await startTestEngine({ RAMPART_EDITION: 'B', RAMPART_GATEWAY_LOG_PORT: String(logPort) });
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
   const created = await admin.request<SiteRecord>('POST', '/sites', {
@@ -123,17 +128,25 @@ beforeAll(async () => {
   const res = await fetch(`${engine.url}/api/v1/sites/${siteId}/plugin`, { headers: { cookie: admin.cookie ?? '' } });
   expect(res.status).toBe(200);
   const folder = await unpack('bundle', Buffer.from(await res.arrayBuffer()));
+  await pointAccessLogAt(folder, logPort);
   // The same site, as if its stored name carried directives (stored before names were validated).
   const record: SiteRecord = { ...created.body, name: INJECTION };
   const hostile = await unpack(
     'hostile',
-    pluginBundle({ site: record, accessKey, engineAddress: `127.0.0.1:${gatewayPort}`, version: '0.1.0', now: 0 })
-      .content,
+    pluginBundle({
+      site: record,
+      accessKey,
+      engineAddress: `127.0.0.1:${gatewayPort}`,
+      logPort,
+      version: '0.1.0',
+      now: 0,
+    }).content,
   );
   for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = await freePort();
 
   nginx = new TestNginx(join(dir, 'nginx'));
   await nginx.start(`
+    ${nginxLogFormat()}
     upstream rampart_engine { server 127.0.0.1:${relayPort}; keepalive 1; }
     upstream rampart_pages { server 127.0.0.1:${gatewayPort}; keepalive 4; }
     ${server(ports.bundle, folder)}
@@ -174,7 +187,11 @@ describe('the generated bundle under nginx -t', () => {
     const open = await get(ports.hostile, '/open');
     expect(open.status).toBe(412);
     expect(open.body).not.toContain('injected');
-    expect((await accessLog()).at(-1)).toMatchObject({ request: 'GET /open HTTP/1.1', guard_status: 'TOKEN_MISS' });
+    expect(await accessRecord(open.requestId)).toMatchObject({
+      request: 'GET /open HTTP/1.1',
+      guard_status: 'TOKEN_MISS',
+      status: 412,
+    });
   });
 });
 
@@ -189,13 +206,16 @@ describe('large heads through nginx', () => {
     });
     expect(big.status).toBe(412);
     expect(big.body).toContain('Checking your browser');
-    const record = (await accessLog()).at(-1);
-    expect(record).toMatchObject({ guard_status: 'TOKEN_MISS', action: 'reload' });
+    const record = await accessRecord(big.requestId);
+    expect(record).toMatchObject({ guard_status: 'TOKEN_MISS', action: 'reload', status: 412 });
     expect(String(record?.request)).toMatch(/^GET \/big\?q=qqq/);
 
     const next = await get(ports.bundle, '/after');
     expect(next.status).toBe(412);
-    expect((await accessLog()).at(-1)).toMatchObject({ request: 'GET /after HTTP/1.1', guard_status: 'TOKEN_MISS' });
+    expect(await accessRecord(next.requestId)).toMatchObject({
+      request: 'GET /after HTTP/1.1',
+      guard_status: 'TOKEN_MISS',
+    });
     // Both verdicts went over one upstream connection (keepalive 1): nothing was reset in between.
     const carrying = (uri: string): number => verdictConnections.findIndex((c) => c.includes(`X-Original-URI: ${uri}`));
     expect(carrying('/after')).not.toBe(-1);
@@ -210,12 +230,22 @@ describe('large heads through nginx', () => {
     const oversize = await get(ports.wide, '/oversize', headers);
     expect(oversize.status).toBe(200);
     expect(oversize.body).toContain('hello from upstream');
-    const record = (await accessLog()).at(-1);
-    expect(record).toMatchObject({ request: 'GET /oversize HTTP/1.1', guard_status: 'IGNORE', action: 'pass' });
+    const record = await accessRecord(oversize.requestId);
+    expect(record).toMatchObject({
+      request: 'GET /oversize HTTP/1.1',
+      guard_status: 'IGNORE',
+      action: 'pass',
+      status: 200,
+    });
+    // the page as sent (sub_filter added the probe, so it went chunked: nginx counts the chunk lines too)
+    expect(record?.body_bytes_sent).toBeGreaterThanOrEqual(Buffer.byteLength(oversize.body));
     expect(record?.head_bytes).toBeGreaterThan(64 * 1024);
     const next = await get(ports.wide, '/next');
     expect(next.status).toBe(412);
-    expect((await accessLog()).at(-1)).toMatchObject({ request: 'GET /next HTTP/1.1', guard_status: 'TOKEN_MISS' });
+    expect(await accessRecord(next.requestId)).toMatchObject({
+      request: 'GET /next HTTP/1.1',
+      guard_status: 'TOKEN_MISS',
+    });
   });
 
   it('nginx reported no errors talking to Rampart', async () => {

@@ -7,9 +7,11 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '#engine/shared';
 import { withIntelFields } from '#engine/verdict';
+import { nginxLogFormat } from '#engine/gateways';
 import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { TestNginx } from '../../support/nginx.ts';
+import { ADD_REQUEST_ID, REQUEST_ID_HEADER, freeUdpPort, pointAccessLogAt, recordOf } from './access-log-support.ts';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -30,6 +32,7 @@ let admin: ApiClient;
 let nginx: TestNginx;
 let upstream: Server;
 let dir: string;
+let logPort: number;
 const ports: Record<'block' | 'monitor' | 'pass', number> = { block: 0, monitor: 0, pass: 0 };
 const sites: Record<'block' | 'monitor' | 'pass', string> = { block: '', monitor: '', pass: '' };
 
@@ -41,7 +44,9 @@ async function bundle(siteId: string): Promise<string> {
   const file = join(dir, `${siteId}.tar.gz`);
   await writeFile(file, Buffer.from(await res.arrayBuffer()));
   execFileSync('tar', ['xzf', file, '-C', dir]);
-  return join(dir, `rampart-nginx-${siteId}`);
+  const folder = join(dir, `rampart-nginx-${siteId}`);
+  await pointAccessLogAt(folder, logPort);
+  return folder;
 }
 
 /** A plain HTTP GET through nginx, optionally from another loopback source address. */
@@ -49,13 +54,15 @@ function get(
   port: number,
   path: string,
   options: { cookie?: string; from?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; requestId: string }> {
   return new Promise((resolve, reject) => {
     const headers = { ...(options.cookie ? { cookie: options.cookie } : {}), ...options.headers };
     const req = httpRequest({ host: '127.0.0.1', port, path, localAddress: options.from, headers }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body, requestId: String(res.headers[REQUEST_ID_HEADER] ?? '') }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -68,9 +75,16 @@ async function accessLog(site: string): Promise<Record<string, unknown>[]> {
   return records.map((r) => withIntelFields(r));
 }
 
+/** The access record of a request through nginx, once nginx's log line completed it. */
+async function accessRecord(site: string, requestId: string): Promise<Record<string, unknown> | undefined> {
+  const record = await recordOf(engine, site, requestId);
+  return record && withIntelFields(record);
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'rampart-nginx-'));
-  engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { clock });
+  logPort = await freeUdpPort();
+  engine = await startTestEngine({ RAMPART_EDITION: 'B', RAMPART_GATEWAY_LOG_PORT: String(logPort) }, { clock });
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
   await admin.request('PUT', '/site-global', {
@@ -99,7 +113,8 @@ beforeAll(async () => {
   const upstreamPort = (upstream.address() as { port: number }).port;
   const gatewayPort = new URL(engine.gatewayUrl).port;
 
-  let http = `    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
+  let http = `    ${nginxLogFormat()}
+    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
     upstream rampart_pages { server 127.0.0.1:${gatewayPort}; keepalive 16; }\n`;
   for (const mode of ['block', 'monitor', 'pass'] as const) {
     const folder = await bundle(sites[mode]);
@@ -107,6 +122,7 @@ beforeAll(async () => {
     server {
         listen 127.0.0.1:${ports[mode]};
         server_name localhost;
+        ${ADD_REQUEST_ID}
         include ${folder}/rampart-site.conf;
         location / {
             include ${folder}/rampart-protect.conf;
@@ -134,10 +150,11 @@ describe('block mode through nginx with the downloaded bundle', () => {
     expect(res.status).toBe(412);
     expect(res.body).toContain('Checking your browser');
     expect(res.body).toContain('/_rampart/probe.js?mode=reload');
-    expect((await accessLog(sites.block)).at(-1)).toMatchObject({
+    expect(await accessRecord(sites.block, res.requestId)).toMatchObject({
       guard_status: 'TOKEN_MISS',
       src_ip: '127.0.0.1',
       request: 'GET /shop HTTP/1.1',
+      status: 412,
     });
   });
 
@@ -174,8 +191,10 @@ describe('block mode through nginx with the downloaded bundle', () => {
       humanToken = cookies.find((c) => c.name === 'rampart_token')?.value ?? '';
       expect(humanToken).not.toBe('');
       expect(cookies.find((c) => c.name === 'rampart_token')?.httpOnly).toBe(true);
-      const log = await accessLog(sites.block);
-      expect(log.at(-1)).toMatchObject({ guard_status: 'PASS', ua_family: 'Chrome' });
+      // (the page's record is written once nginx's log line of it arrives)
+      await expect
+        .poll(async () => (await accessLog(sites.block)).at(-1), { timeout: 5000 })
+        .toMatchObject({ guard_status: 'PASS', ua_family: 'Chrome' });
 
       // The page got the probe in page mode: it renews the token at 70 % of its 10 s life, with
       // no reload, so the person never sees the reload response.
@@ -210,7 +229,10 @@ describe('block mode through nginx with the downloaded bundle', () => {
   it('with IP lock, the token replayed from another source IP gives TOKEN_INVALID and the reload page', async () => {
     const replay = await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}`, from: '127.0.0.2' });
     expect(replay.status).toBe(412);
-    expect((await accessLog(sites.block)).at(-1)).toMatchObject({ guard_status: 'TOKEN_INVALID', src_ip: '127.0.0.2' });
+    expect(await accessRecord(sites.block, replay.requestId)).toMatchObject({
+      guard_status: 'TOKEN_INVALID',
+      src_ip: '127.0.0.2',
+    });
     expect((await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}` })).status).toBe(200);
   });
 
@@ -218,7 +240,7 @@ describe('block mode through nginx with the downloaded bundle', () => {
     clock.advance(61_000);
     const res = await get(ports.block, '/shop', { cookie: `rampart_token=${humanToken}` });
     expect(res.status).toBe(412);
-    expect((await accessLog(sites.block)).at(-1)).toMatchObject({ guard_status: 'TOKEN_EXPIRED' });
+    expect(await accessRecord(sites.block, res.requestId)).toMatchObject({ guard_status: 'TOKEN_EXPIRED' });
   });
 });
 
@@ -227,12 +249,17 @@ describe('other run modes through nginx', () => {
     const res = await get(ports.monitor, '/shop');
     expect(res.status).toBe(200);
     expect(res.body).toContain('hello from upstream');
-    expect((await accessLog(sites.monitor)).at(-1)).toMatchObject({ guard_status: 'TOKEN_MISS', action: 'pass' });
+    expect(await accessRecord(sites.monitor, res.requestId)).toMatchObject({
+      guard_status: 'TOKEN_MISS',
+      action: 'pass',
+      status: 200,
+    });
   });
 
   it('pass-through only logs', async () => {
-    expect((await get(ports.pass, '/shop')).status).toBe(200);
-    expect((await accessLog(sites.pass)).at(-1)).toMatchObject({ guard_status: 'IGNORE' });
+    const res = await get(ports.pass, '/shop');
+    expect(res.status).toBe(200);
+    expect(await accessRecord(sites.pass, res.requestId)).toMatchObject({ guard_status: 'IGNORE', status: 200 });
   });
 
   it("the bundle's keeper script sends heartbeats that show the site connected", async () => {
@@ -301,8 +328,13 @@ describe('basic application rules (CRS 3.3.4 at loose) through nginx', () => {
       });
       expect(res.status, attack.group).toBe(site.body.blockStatus);
       expect(res.body, attack.group).not.toContain('hello from upstream');
-      const record = (await accessLog(sites.block)).findLast((r) => r.src_ip === from);
-      expect(record, attack.group).toMatchObject({ guard_status: 'OWASP', action: 'block' });
+      const record = await accessRecord(sites.block, res.requestId);
+      expect(record, attack.group).toMatchObject({
+        src_ip: from,
+        guard_status: 'OWASP',
+        action: 'block',
+        status: site.body.blockStatus,
+      });
       expect(String(record?.waf_triggered_rules).split(','), attack.group).toContain(attack.rule);
     }
   });
@@ -310,7 +342,8 @@ describe('basic application rules (CRS 3.3.4 at loose) through nginx', () => {
   it('denies the client for a minute after a rule fired, while others pass on', async () => {
     const res = await get(ports.block, '/shop', { from: '127.0.0.60', headers: { 'user-agent': DESKTOP_UA } });
     expect(res.status).not.toBe(200);
-    expect((await accessLog(sites.block)).findLast((r) => r.src_ip === '127.0.0.60')).toMatchObject({
+    expect(await accessRecord(sites.block, res.requestId)).toMatchObject({
+      src_ip: '127.0.0.60',
       guard_status: 'OWASP',
       waf_triggered_rules: '',
     });
@@ -320,7 +353,8 @@ describe('basic application rules (CRS 3.3.4 at loose) through nginx', () => {
   it('monitor mode lets an attack through and logs the rule', async () => {
     const res = await get(ports.monitor, "/item?id=1'%20OR%20'1'='1", { from: '127.0.0.91' });
     expect(res.status).toBe(200);
-    expect((await accessLog(sites.monitor)).findLast((r) => r.src_ip === '127.0.0.91')).toMatchObject({
+    expect(await accessRecord(sites.monitor, res.requestId)).toMatchObject({
+      src_ip: '127.0.0.91',
       guard_status: 'OWASP',
       action: 'pass',
     });
