@@ -5,7 +5,7 @@ import type { CustomRuleLocation, ModuleKey, Role } from '#engine/shared';
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export interface AccountRecord {
   id: string;
@@ -176,6 +176,26 @@ export interface RuleSetSourceRecord {
   dir: string | null;
 }
 
+/** The log kinds retention is set for (engine/log-store's LOG_KINDS). */
+export const STORAGE_LOG_KINDS = ['access', 'detection', 'messaging', 'raw', 'custom', 'trigger'] as const;
+export type StorageLogKind = (typeof STORAGE_LOG_KINDS)[number];
+
+/** How long logs are kept: days per log kind (the disk budget may delete sooner). */
+export interface StorageRecord {
+  retentionDays: Record<StorageLogKind, number>;
+}
+
+export const DEFAULT_RETENTION_DAYS = 30;
+
+export function defaultStorage(): StorageRecord {
+  return {
+    retentionDays: Object.fromEntries(STORAGE_LOG_KINDS.map((k) => [k, DEFAULT_RETENTION_DAYS])) as Record<
+      StorageLogKind,
+      number
+    >,
+  };
+}
+
 export interface ConfigDocument {
   schemaVersion: number;
   installation: { id: string; createdAt: number };
@@ -186,6 +206,7 @@ export interface ConfigDocument {
   gateway: GatewayRecord;
   logConfigs: LogConfigRecord[];
   ruleSet: RuleSetSourceRecord;
+  storage: StorageRecord;
   /** By site id. */
   basicRules: Record<string, SiteBasicRulesRecord>;
   accounts: AccountRecord[];
@@ -217,6 +238,7 @@ export function emptyDocument(installationId: string, now: number, secret: () =>
     gateway: { advertisedAddress: '' },
     logConfigs: [],
     ruleSet: { source: 'auto', dir: null },
+    storage: defaultStorage(),
     basicRules: {},
     accounts: [],
     links: [],

@@ -13,6 +13,8 @@ export {
   defaultSiteGlobal,
   DEFAULT_TOKEN_COOKIE,
   DEFAULT_IDENTITY_COOKIE,
+  STORAGE_LOG_KINDS,
+  defaultStorage,
 } from './document.ts';
 export { migrate, type Migration } from './migrations.ts';
 export type {
@@ -39,4 +41,6 @@ export type {
   CustomRuleRecord,
   SiteBasicRulesRecord,
   RuleSetSourceRecord,
+  StorageRecord,
+  StorageLogKind,
 } from './document.ts';

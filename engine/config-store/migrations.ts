@@ -1,5 +1,5 @@
 import { RampartError, newSecret } from '#engine/shared';
-import { SCHEMA_VERSION, defaultSiteGlobal, type ConfigDocument } from './document.ts';
+import { SCHEMA_VERSION, defaultSiteGlobal, defaultStorage, type ConfigDocument } from './document.ts';
 
 /**
  * migrations[n] turns a version-n document into a version-(n+1) one. Each is pure and runs once,
@@ -20,6 +20,8 @@ const migrations: Record<number, Migration> = {
   2: (doc) => ({ ...doc, ruleSet: { source: 'auto', dir: null }, basicRules: {} }),
   // 3 -> 4: the gateway address plugin bundles advertise, automatic until an operator sets one.
   3: (doc) => ({ ...doc, gateway: { advertisedAddress: '' } }),
+  // 4 -> 5: how long each kind of log is kept (30 days each).
+  4: (doc) => ({ ...doc, storage: defaultStorage() }),
 };
 
 export function migrate(

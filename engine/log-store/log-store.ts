@@ -84,7 +84,8 @@ export interface ReadOptions {
 
 /** Retention by age: how many days each kind of log keeps (default 30). */
 export interface Retention {
-  days: Readonly<Partial<Record<LogKind, number>>>;
+  /** Read at each check, so a change in the console applies at the next one. */
+  days(): Readonly<Partial<Record<LogKind, number>>>;
   /** How often expired records are deleted, ms; default one hour. */
   checkEveryMs?: number;
 }
@@ -693,7 +694,7 @@ export class LogStore {
     const cut: { log: string; before: number }[] = [];
     try {
       for (const span of await this.#trimmer.spans()) {
-        const days = retention.days[kindOfLog(span.log)] ?? DEFAULT_RETENTION_DAYS;
+        const days = retention.days()[kindOfLog(span.log)] ?? DEFAULT_RETENTION_DAYS;
         const before = now - days * DAY;
         if (span.oldest >= before) continue;
         await this.#removeBefore(span.log, before);

@@ -82,6 +82,19 @@ describe('migrations', () => {
     expect((doc as unknown as { trail: string[] }).trail).toEqual(['from 1', 'from 2']);
   });
 
+  it('give a version-4 document 30 days of retention for every log kind (4 -> 5)', () => {
+    const { doc } = migrate({ schemaVersion: 4, accounts: [], gateway: { advertisedAddress: '' } });
+    expect(doc.schemaVersion).toBe(5);
+    expect(doc.storage.retentionDays).toEqual({
+      access: 30,
+      detection: 30,
+      messaging: 30,
+      raw: 30,
+      custom: 30,
+      trigger: 30,
+    });
+  });
+
   it('leave a current document alone', () => {
     expect(migrate({ schemaVersion: SCHEMA_VERSION, accounts: [] }).migrated).toBe(false);
   });
