@@ -39,11 +39,15 @@ export interface AccessMergeCounts {
   evicted: number;
 }
 
-interface Entry extends HeldRecord {
-  deadline: number;
-  /** Where `,"status":...,"request_time":...` sits in `json` (-1: not found; the record is parsed instead). */
-  start: number;
-  end: number;
+/** A held record and when its wait ends (a class: one shape for every entry of the map). */
+class Entry {
+  constructor(
+    readonly log: string,
+    readonly siteId: string,
+    readonly time: number,
+    readonly json: string,
+    readonly deadline: number,
+  ) {}
 }
 
 export const DEFAULT_MERGE_WAIT_MS = 3000;
@@ -64,15 +68,14 @@ function responseSpan(json: string): [number, number] {
   return end > start && RESPONSE_SPAN.test(json.slice(start, end)) ? [start, end] : [-1, -1];
 }
 
-/** The record with the response fields of `response`, or without any when it is null. */
+/**
+ * The record with the response fields of `response`, or without any when it is null: spliced into
+ * place in a record of `accessRecordJson`, set on the parsed record of any other shape.
+ */
 export function withResponse(json: string, response: ResponseFacts | null): string {
   const [start, end] = responseSpan(json);
-  return spliced({ json, start, end }, response);
-}
-
-function spliced(entry: { json: string; start: number; end: number }, response: ResponseFacts | null): string {
-  if (entry.start < 0) {
-    const record = JSON.parse(entry.json) as Record<string, unknown>;
+  if (start < 0) {
+    const record = JSON.parse(json) as Record<string, unknown>;
     delete record.status;
     delete record.body_bytes_sent;
     delete record.request_time;
@@ -86,7 +89,7 @@ function spliced(entry: { json: string; start: number; end: number }, response: 
   const fields = response
     ? `,"status":${response.status},"body_bytes_sent":${response.bodyBytesSent},"request_time":${response.requestTimeSeconds}`
     : '';
-  return `${entry.json.slice(0, entry.start)}${fields}${entry.json.slice(entry.end)}`;
+  return `${json.slice(0, start)}${fields}${json.slice(end)}`;
 }
 
 export class AccessMerge {
@@ -125,8 +128,8 @@ export class AccessMerge {
       this.#write(oldest, null);
       this.counts.evicted++;
     }
-    const [start, end] = responseSpan(record.json);
-    this.#pending.set(requestId, { ...record, deadline: this.#options.now() + this.#options.waitMs, start, end });
+    const deadline = this.#options.now() + this.#options.waitMs;
+    this.#pending.set(requestId, new Entry(record.log, record.siteId, record.time, record.json, deadline));
     this.counts.held++;
     this.#arm();
     return true;
@@ -174,7 +177,8 @@ export class AccessMerge {
   }
 
   #write(entry: Entry, response: ResponseFacts | null): void {
-    this.#options.append(entry.log, entry.time, spliced(entry, response));
+    // The record is spliced here, off the verdict's path (a line or a sweep writes it).
+    this.#options.append(entry.log, entry.time, withResponse(entry.json, response));
   }
 
   #arm(): void {

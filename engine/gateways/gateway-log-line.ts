@@ -65,6 +65,8 @@ export interface GatewayLogLine {
   realIp: string;
 }
 
+type LineKey = (typeof LINE_FIELDS)[number][0];
+
 export type LineParse = { ok: true; line: GatewayLogLine } | { ok: false; reason: string };
 
 const PRI = /^<\d{1,3}>/;
@@ -94,27 +96,27 @@ export function parseGatewayLogDatagram(datagram: Buffer): LineParse {
     return fail('message is not JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return fail('message is not a JSON object');
-  const fields = value as Record<string, unknown>;
-  const str = (key: string): string | undefined => {
-    const v = Object.hasOwn(fields, key) ? fields[key] : undefined;
-    return typeof v === 'string' ? v : undefined;
-  };
-  if (str('rampart') !== LOG_LINE_VERSION) return fail('unknown line version');
-  const site = str('site') ?? '';
-  if (!SITE_ID.test(site)) return fail('site: not a site id');
-  const id = str('id') ?? '';
-  if (!REQUEST_ID.test(id)) return fail('id: not a request id');
-  const status = str('status') ?? '';
-  if (!STATUS.test(status)) return fail('status: not an HTTP status');
-  const bytes = str('bytes') ?? '';
-  if (!BYTES.test(bytes)) return fail('bytes: not a byte count');
-  const time = str('time') ?? '';
-  if (!SECONDS.test(time)) return fail('time: not a duration in seconds');
-  const msec = str('msec') ?? '';
-  if (msec !== '' && !EPOCH_SECONDS.test(msec)) return fail('msec: not a time');
-  const strings = ['guard', 'addr', 'scheme', 'host', 'request', 'user_agent', 'referrer', 'xff', 'real_ip'] as const;
-  for (const key of strings) {
-    if (Object.hasOwn(fields, key) && str(key) === undefined) return fail(`${key}: not a string`);
+  // Named reads, no own-property check: JSON.parse makes own properties only (a "__proto__" key
+  // included), and Object.prototype has no string property of these names.
+  const f = value as Partial<Record<LineKey, unknown>>;
+  if (f.rampart !== LOG_LINE_VERSION) return fail('unknown line version');
+  const site = f.site;
+  if (typeof site !== 'string' || !SITE_ID.test(site)) return fail('site: not a site id');
+  const id = f.id;
+  if (typeof id !== 'string' || !REQUEST_ID.test(id)) return fail('id: not a request id');
+  const status = f.status;
+  if (typeof status !== 'string' || !STATUS.test(status)) return fail('status: not an HTTP status');
+  const bytes = f.bytes;
+  if (typeof bytes !== 'string' || !BYTES.test(bytes)) return fail('bytes: not a byte count');
+  const time = f.time;
+  if (typeof time !== 'string' || !SECONDS.test(time)) return fail('time: not a duration in seconds');
+  const msec = f.msec ?? '';
+  if (typeof msec !== 'string' || (msec !== '' && !EPOCH_SECONDS.test(msec))) return fail('msec: not a time');
+  const { guard = '', addr = '', scheme = '', host = '', request = '', user_agent = '', referrer = '' } = f;
+  const { xff = '', real_ip = '' } = f;
+  const texts = { guard, addr, scheme, host, request, user_agent, referrer, xff, real_ip };
+  for (const key in texts) {
+    if (typeof texts[key as keyof typeof texts] !== 'string') return fail(`${key}: not a string`);
   }
   return {
     ok: true,
@@ -125,15 +127,15 @@ export function parseGatewayLogDatagram(datagram: Buffer): LineParse {
       bodyBytesSent: Number(bytes),
       requestTimeSeconds: Number(time),
       endMs: msec === '' ? null : Math.round(Number(msec) * 1000),
-      guard: str('guard') ?? '',
-      addr: str('addr') ?? '',
-      scheme: str('scheme') ?? '',
-      host: str('host') ?? '',
-      request: str('request') ?? '',
-      userAgent: str('user_agent') ?? '',
-      referrer: str('referrer') ?? '',
-      xff: str('xff') ?? '',
-      realIp: str('real_ip') ?? '',
+      guard: guard as string,
+      addr: addr as string,
+      scheme: scheme as string,
+      host: host as string,
+      request: request as string,
+      userAgent: user_agent as string,
+      referrer: referrer as string,
+      xff: xff as string,
+      realIp: real_ip as string,
     },
   };
 }
