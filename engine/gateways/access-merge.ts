@@ -52,8 +52,12 @@ class Entry {
 
 export const DEFAULT_MERGE_WAIT_MS = 3000;
 export const DEFAULT_MAX_PENDING = 100_000;
-/** A sweep writes every record due by then; the timer never fires more often than this. */
-const SWEEP_MIN_MS = 20;
+/**
+ * A sweep writes every record due by then, and the timer fires at most this often: records that
+ * time out are written in runs, not one by one between fresh ones (each switch between seconds
+ * starts a new block in the log store). A record waits at most waitMs plus this.
+ */
+export const SWEEP_EVERY_MS = 100;
 
 const RESPONSE_SPAN = /^,"status":\d+,"body_bytes_sent":\d+,"request_time":[\d.e+-]+$/;
 
@@ -185,7 +189,7 @@ export class AccessMerge {
     if (this.#timer !== null) return;
     const first = this.#pending.values().next();
     if (first.done === true) return;
-    const delay = Math.max(first.value.deadline - this.#options.now(), SWEEP_MIN_MS);
+    const delay = Math.max(first.value.deadline - this.#options.now(), SWEEP_EVERY_MS);
     this.#timer = setTimeout(() => {
       this.#timer = null;
       this.sweep();

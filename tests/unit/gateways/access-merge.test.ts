@@ -117,7 +117,7 @@ describe('a held verdict record', () => {
     });
     merges.push(merge);
     merge.hold('t1', { log: 'access:site_1', siteId: 'site_1', time: VERDICT_TIME, json: verdictJson() });
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, 400));
     expect(written).toHaveLength(1);
   });
 });
