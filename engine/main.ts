@@ -11,13 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import pino from 'pino';
 import { loadSettings, type Settings } from '#engine/settings';
-import { ConfigStore } from '#engine/config-store';
+import { ConfigStore, type ConfigSlice, type StorageLogKind } from '#engine/config-store';
 import { LogStore } from '#engine/log-store';
 import { AccountService, type Mailer } from '#engine/accounts';
 import { LicenceService } from '#engine/licence';
 import { SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
-import { buildConsoleServer, type AnyRoute } from '#engine/api';
+import { buildConsoleServer, type AnyRoute, type ApiDeps } from '#engine/api';
+import { SearchService } from '#engine/search';
 import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
@@ -119,6 +120,19 @@ function findRendererDir(): string | undefined {
   return candidates.find((dir) => existsSync(join(dir, 'index.html')));
 }
 
+/** The storage settings the console changes: retention days per log kind. */
+function storageSettings(store: ConfigSlice<'storage'>): ApiDeps['storage'] {
+  return {
+    retentionDays: () => ({ ...store.data.storage.retentionDays }),
+    setRetentionDays: (days) =>
+      store.update((doc) => {
+        for (const [kind, value] of Object.entries(days)) {
+          if (value !== undefined) doc.storage.retentionDays[kind as StorageLogKind] = value;
+        }
+      }),
+  };
+}
+
 export async function startEngine(settings: Settings, options: EngineOptions = {}): Promise<RunningEngine> {
   const logger = options.logger ?? pino({ level: settings.logLevel, base: { service: 'rampart-engine' } });
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
@@ -126,12 +140,15 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const logStore = await LogStore.open(
     settings.dataDir,
     (err) => logger.error({ err }, 'access/detection log write failed; those records are lost'),
-    // Until retention by age arrives, the oldest records go when the volume runs short or the cap is reached.
+    // Records older than their kind's retention go every hour; the oldest go sooner when the volume
+    // runs short or the cap is reached.
     {
       budget: {
         minFreeRatio: settings.logs.minFreeRatio,
         ...(settings.logs.maxBytes === undefined ? {} : { maxBytes: settings.logs.maxBytes }),
       },
+      retention: { days: () => configStore.data.storage.retentionDays },
+      clock: options.clock ?? systemClock,
       logger,
     },
   );
@@ -253,6 +270,10 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       sites: get(c, TOKENS.sites),
       basicRules,
       ruleSets,
+      logStore,
+      search: new SearchService({ store: logStore, clock: get(c, TOKENS.clock) }),
+      storage: storageSettings(configStore.slice(['storage'])),
+      clock: get(c, TOKENS.clock),
       logger: get(c, TOKENS.logger),
       edition: settings.edition,
       version,

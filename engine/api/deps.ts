@@ -3,7 +3,10 @@ import type { LicenceService } from '#engine/licence';
 import type { SitesService } from '#engine/sites';
 import type { BasicRulesService, RuleSetManager } from '#engine/basic-rules';
 import type { AccountRecord } from '#engine/config-store';
-import type { Edition, Logger } from '#engine/shared';
+import type { Clock, Edition, Logger } from '#engine/shared';
+import type { LogStore } from '#engine/log-store';
+import type { SearchService } from '#engine/search';
+import type { StorageLogKind } from '#engine/config-store';
 
 export type { AccountRecord, Session };
 
@@ -14,6 +17,14 @@ export interface ApiDeps {
   sites: SitesService;
   basicRules: BasicRulesService;
   ruleSets: RuleSetManager;
+  logStore: LogStore;
+  search: SearchService;
+  /** How long each kind of log is kept (the configuration's storage slice). */
+  storage: {
+    retentionDays(): Record<StorageLogKind, number>;
+    setRetentionDays(days: Partial<Record<StorageLogKind, number>>): Promise<void>;
+  };
+  clock: Clock;
   logger: Logger;
   edition: Edition;
   version: string;

@@ -141,12 +141,17 @@ export function buildOpenApi(contracts: readonly Contract[], version: string, ed
                 [route.downloadType ?? 'application/octet-stream']: { schema: { type: 'string', format: 'binary' } },
               },
             }
-          : route.response
+          : route.produces === 'events'
             ? {
-                description: 'Success',
-                content: { 'application/json': { schema: toSchema(route.response, 'output') } },
+                description: 'A stream of server-sent events',
+                content: { 'text/event-stream': { schema: { type: 'string' } } },
               }
-            : { description: 'Success, no content' },
+            : route.response
+              ? {
+                  description: 'Success',
+                  content: { 'application/json': { schema: toSchema(route.response, 'output') } },
+                }
+              : { description: 'Success, no content' },
       ...errorResponses(route),
       default: errorResponse('Any other error (409 conflict, 413, 429 RATE_LIMITED with Retry-After...)'),
     };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { AccountRecord, Session } from './deps.ts';
 import type { Access, BodyOf, Contract, HttpMethod, ParamsOf, QueryOf, ResponseOf } from './contracts/index.ts';
@@ -24,7 +25,8 @@ export interface RouteContext<P, Q, B> {
 export interface Download {
   fileName: string;
   contentType: string;
-  content: Buffer;
+  /** The file, whole or streamed (an export). */
+  content: Buffer | Readable;
 }
 
 /** A route with its type parameters erased, as the registry holds them. */
@@ -37,9 +39,11 @@ export interface AnyRoute extends Contract {
 /** What a bound handler returns: the response's type, a file for a download, nothing for 204. */
 export type HandlerResult<C extends Contract> = C['produces'] extends 'download'
   ? Download
-  : C['response'] extends z.ZodType
-    ? ResponseOf<C>
-    : void;
+  : C['produces'] extends 'events'
+    ? void
+    : C['response'] extends z.ZodType
+      ? ResponseOf<C>
+      : void;
 
 export type Handler<C extends Contract> = (
   ctx: RouteContext<ParamsOf<C>, QueryOf<C>, BodyOf<C>>,

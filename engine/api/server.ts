@@ -30,6 +30,7 @@ import { licenceRoutes } from './routes/licence.routes.ts';
 import { systemRoutes } from './routes/system.routes.ts';
 import { siteRoutes } from './routes/sites.routes.ts';
 import { basicRuleRoutes } from './routes/basic-rules.routes.ts';
+import { logRoutes } from './routes/logs.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -67,6 +68,7 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
     ...licenceRoutes(deps),
     ...siteRoutes(deps),
     ...basicRuleRoutes(deps),
+    ...logRoutes(deps),
   ];
 }
 
@@ -300,6 +302,8 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
           reply,
         };
         const result = await route.handler(ctx);
+        // An event stream's handler took the connection over (reply.hijack()) and writes to it itself.
+        if (route.produces === 'events') return reply;
         reply.status(route.status ?? 200);
         if (route.produces === 'download') {
           const file = result as Download;

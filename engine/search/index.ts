@@ -15,6 +15,6 @@ export type {
   SearchBudget,
 } from './search-service.ts';
 export { parseQuery, QuerySyntaxError } from './query-language.ts';
-export { compileFilter, fieldValue, FilterError } from './evaluate.ts';
+export { compileFilter, fieldValue, FilterError, scalarText } from './evaluate.ts';
 export type { CompiledFilter, Row } from './evaluate.ts';
 export { recordId, parseRecordId } from './positions.ts';

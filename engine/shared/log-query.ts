@@ -52,13 +52,46 @@ const term = z.discriminatedUnion('op', [
     .describe('the text anywhere in the record'),
 ]);
 
-export const filterSchema: z.ZodType<Filter> = z.lazy(() =>
-  z.union([
-    term,
-    z.object({ op: z.enum(['and', 'or']), filters: z.array(filterSchema).min(1).max(FILTER_TERMS_MAX) }).strict(),
-    z.object({ op: z.literal('not'), filter: filterSchema }).strict(),
-  ]),
-);
+const filterTree: z.ZodType<Filter> = z
+  .lazy(() =>
+    z.union([
+      term,
+      z.object({ op: z.enum(['and', 'or']), filters: z.array(filterTree).min(1).max(FILTER_TERMS_MAX) }).strict(),
+      z.object({ op: z.literal('not'), filter: filterTree }).strict(),
+    ]),
+  )
+  .meta({ id: 'LogFilter' });
+
+/** How many objects deep a JSON value nests (arrays not counted), measured without recursion (a hostile body must not exhaust the stack). */
+function nesting(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    // An array (the filters of and / or) is not a level of the tree; each object is.
+    const level = Array.isArray(v) ? depth : depth + 1;
+    deepest = Math.max(deepest, level);
+    if (deepest > limit) return deepest;
+    for (const inner of Object.values(v)) stack.push([inner, level]);
+  }
+  return deepest;
+}
+
+/** A filter tree, at most FILTER_DEPTH_MAX levels deep (checked before the tree is parsed). */
+export const filterSchema: z.ZodType<Filter> = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (nesting(value, FILTER_DEPTH_MAX) > FILTER_DEPTH_MAX) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `nests deeper than ${FILTER_DEPTH_MAX} levels`,
+        params: { maximum: FILTER_DEPTH_MAX },
+        fatal: true,
+      });
+    }
+  })
+  .pipe(filterTree);
 
 /** How deep a filter tree nests and how many terms it has (both are bounded). */
 export function filterSize(filter: Filter, depth = 1): { depth: number; terms: number } {

@@ -27,8 +27,8 @@ export interface Contract {
   /** Success status (202: accepted, it runs on); 204 operations have no response schema. */
   status?: 200 | 201 | 202 | 204;
   response?: z.ZodType;
-  /** A download answers with a file instead of JSON. */
-  produces?: 'json' | 'download';
+  /** A download answers with a file instead of JSON; events is a server-sent-events stream. */
+  produces?: 'json' | 'download' | 'events';
   /** The content type a download answers with, as the OpenAPI document states it (default application/octet-stream). */
   downloadType?: string;
   /** Body fields the service requires in one edition only (the schema cannot say it): stated in that edition's document. */

@@ -9,7 +9,7 @@ import { ApiClient } from '../../support/api-client.ts';
 
 const PASSWORD = 'Kettle#Blue7';
 type Caller = 'anonymous' | 'guest' | 'user' | 'administrator';
-type Access = 'public' | 'signedIn' | 'administrator' | 'manager';
+type Access = 'public' | 'signedIn' | 'administrator' | 'manager' | 'logReader';
 
 /**
  * The declared permission table: every API operation and who may call it. A route added without
@@ -66,6 +66,16 @@ const TABLE: Record<string, Access> = {
   createCustomRule: 'manager',
   updateCustomRule: 'manager',
   deleteCustomRule: 'manager',
+  listLogs: 'logReader',
+  searchLogs: 'logReader',
+  logHistogram: 'logReader',
+  logFields: 'logReader',
+  getLogRecord: 'logReader',
+  exportLogs: 'logReader',
+  tailLogs: 'logReader',
+  getStorage: 'administrator',
+  updateStorage: 'administrator',
+  purgeLogs: 'administrator',
 };
 
 function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {
@@ -73,6 +83,8 @@ function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {
   if (caller === 'anonymous') return 401;
   if (access === 'administrator' && caller !== 'administrator') return 403;
   if (access === 'manager' && caller === 'guest') return 403;
+  // Spec 5.2: log management is for administrators and guests, not users.
+  if (access === 'logReader' && caller === 'user') return 403;
   return null;
 }
 

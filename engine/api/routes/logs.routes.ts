@@ -1,0 +1,240 @@
+import { Readable } from 'node:stream';
+import { RampartError } from '#engine/shared';
+import { kindOfLog, type LogKind } from '#engine/log-store';
+import { scalarText, type Row } from '#engine/search';
+import { bindRoute, type AnyRoute } from '../route.ts';
+import type { ApiDeps } from '../deps.ts';
+import {
+  exportLogs,
+  getLogRecord,
+  getStorage,
+  listLogs,
+  logFields,
+  logHistogram,
+  purgeLogs,
+  searchLogs,
+  tailLogs,
+  updateStorage,
+  type LogView,
+  type StorageView,
+} from '../schemas.ts';
+
+/** Live tails open at once (each holds a connection and filters every written block). */
+const MAX_TAILS = 32;
+const TAIL_KEEPALIVE_MS = 15_000;
+
+/** Logs behind the event-rule module (spec 1.2). */
+const GATED: ReadonlySet<LogKind> = new Set(['raw', 'trigger']);
+
+export function logRoutes(deps: ApiDeps): AnyRoute[] {
+  const { search, logStore } = deps;
+  let tails = 0;
+
+  /** The logs people can pick: per site, the gated ones, and any other log the store holds. */
+  async function catalogue(): Promise<LogView[]> {
+    const spans = new Map((await logStore.logs()).map((s) => [s.log, s]));
+    const views: LogView[] = [];
+    const add = (log: string, label: string, siteId: string | null): void => {
+      const kind = kindOfLog(log);
+      const module = GATED.has(kind) ? ('advanced' as const) : null;
+      const span = spans.get(log);
+      spans.delete(log);
+      views.push({
+        log,
+        kind,
+        label,
+        siteId,
+        module,
+        available: module === null || deps.licence.isActive(module),
+        oldest: span?.oldest ?? null,
+        newest: span?.newest ?? null,
+      });
+    };
+    add('trigger', 'trigger', null);
+    add('raw', 'raw', null);
+    for (const site of deps.sites.list()) {
+      // A: logs are named with the site configuration ID; B: with the site name.
+      const label = deps.edition === 'A' ? site.id : site.name;
+      add(`access:${site.id}`, label, site.id);
+      add(`detection:${site.id}`, label, site.id);
+      if (deps.edition === 'B') add(`messaging:${site.id}`, label, site.id);
+    }
+    for (const span of spans.values()) add(span.log, span.log, null);
+    return views;
+  }
+
+  /** The log a request names: known, and its module active. */
+  async function readable(log: string): Promise<LogView> {
+    const view = (await catalogue()).find((v) => v.log === log);
+    if (!view) throw new RampartError('NOT_FOUND', `log: no log named ${log}`, { field: 'log', params: { log } });
+    if (!view.available && view.module) {
+      throw new RampartError(
+        'MODULE_NOT_ACTIVE',
+        `The ${view.kind} log needs the ${view.module} module, which is not activated`,
+        {
+          params: { module: view.module },
+        },
+      );
+    }
+    return view;
+  }
+
+  async function storageView(): Promise<StorageView> {
+    const labels = new Map((await catalogue()).map((v) => [v.log, v.label]));
+    const usage = await logStore.usage();
+    const budget = logStore.budget;
+    return {
+      retentionDays: deps.storage.retentionDays(),
+      logs: (await logStore.logs()).map((s) => ({
+        log: s.log,
+        kind: kindOfLog(s.log),
+        label: labels.get(s.log) ?? s.log,
+        approxBytes: s.approxBytes,
+        oldest: s.oldest,
+        newest: s.newest,
+      })),
+      disk: {
+        usedBytes: usage.usedBytes,
+        freeBytes: usage.freeBytes,
+        totalBytes: usage.totalBytes,
+        minFreePercent: budget ? Math.round((budget.minFreeRatio ?? 0.1) * 1000) / 10 : null,
+        maxBytes: budget?.maxBytes ?? null,
+      },
+    };
+  }
+
+  return [
+    bindRoute(listLogs, async () => ({ items: await catalogue() })),
+    bindRoute(searchLogs, async ({ body }) => {
+      await readable(body.log);
+      return search.search(body);
+    }),
+    bindRoute(logHistogram, async ({ body }) => {
+      await readable(body.log);
+      return search.histogram(body);
+    }),
+    bindRoute(logFields, async ({ body }) => {
+      await readable(body.log);
+      return search.fields(body);
+    }),
+    bindRoute(getLogRecord, async ({ params, query }) => {
+      const view = await search.record(params.id, query.around ?? 5);
+      await readable(view.log);
+      return view;
+    }),
+    bindRoute(exportLogs, async ({ body }) => {
+      await readable(body.log);
+      // Checks the query before the download starts, so a bad one is a 400, not a broken file.
+      await search.resolve(body);
+      const records = search.each({ ...body, max: body.max ?? 100_000 });
+      const stamp = new Date(deps.clock.now()).toISOString().replace(/[:.]/g, '-');
+      const name = `${body.log.replace(/[^\w-]/g, '_')}-${stamp}`;
+      if (body.format === 'ndjson') {
+        return {
+          fileName: `${name}.ndjson`,
+          contentType: 'application/x-ndjson',
+          content: Readable.from(ndjson(records)),
+        };
+      }
+      return {
+        fileName: `${name}.csv`,
+        contentType: 'text/csv; charset=utf-8',
+        content: Readable.from(csv(records, body.columns)),
+      };
+    }),
+    bindRoute(tailLogs, async ({ query, reply, caller }) => {
+      await readable(query.log);
+      if (tails >= MAX_TAILS) {
+        throw new RampartError('RATE_LIMITED', `at most ${MAX_TAILS} live tails may be open at once`, {
+          params: { limit: MAX_TAILS },
+        });
+      }
+      let open = true;
+      const stop = await search.tail({ log: query.log, query: query.query }, (id, record) => {
+        if (open) reply.raw.write(`event: record\nid: ${id}\ndata: ${JSON.stringify({ id, record })}\n\n`);
+      });
+      tails++;
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-content-type-options': 'nosniff',
+      });
+      reply.raw.write(`: tail of ${query.log} for ${caller?.account.email ?? 'someone'}\n\n`);
+      const keepalive = setInterval(() => reply.raw.write(': keepalive\n\n'), TAIL_KEEPALIVE_MS);
+      keepalive.unref();
+      reply.raw.on('close', () => {
+        open = false;
+        tails--;
+        clearInterval(keepalive);
+        stop();
+      });
+    }),
+    bindRoute(getStorage, () => storageView()),
+    bindRoute(updateStorage, async ({ body }) => {
+      await deps.storage.setRetentionDays(body.retentionDays);
+      return storageView();
+    }),
+    bindRoute(purgeLogs, async ({ body }) => {
+      if (body.confirm !== body.log) {
+        throw new RampartError('VALIDATION_FAILED', 'confirm: type the log name to confirm the purge', {
+          field: 'confirm',
+          params: { reason: 'confirm_mismatch' },
+        });
+      }
+      const known = (await logStore.logs()).some((s) => s.log === body.log);
+      if (!known) throw new RampartError('NOT_FOUND', `log: no records in ${body.log}`, { field: 'log' });
+      await logStore.purge(body.log);
+      deps.logger.warn({ log: body.log }, 'log purged from the console');
+      return storageView();
+    }),
+  ];
+}
+
+async function* ndjson(records: AsyncIterable<Row>): AsyncGenerator<string> {
+  for await (const record of records) yield `${JSON.stringify(record)}\n`;
+}
+
+/** A CSV cell: quoted when needed, and a leading = + - @ defused so a spreadsheet does not run it. */
+function cell(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  let text = scalarText(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+async function* csv(records: AsyncIterable<Row>, columns?: readonly string[]): AsyncGenerator<string> {
+  const row = (header: readonly string[], record: Row): string => `${header.map((c) => cell(record[c])).join(',')}\r\n`;
+  const heading = (header: readonly string[]): string => `${header.map(cell).join(',')}\r\n`;
+  if (columns) {
+    yield heading(columns);
+    for await (const record of records) yield row(columns, record);
+    return;
+  }
+  // Without chosen columns: the fields of the first 100 records, in order of appearance.
+  const held: Row[] = [];
+  let header: string[] | undefined;
+  for await (const record of records) {
+    if (header) {
+      yield row(header, record);
+      continue;
+    }
+    held.push(record);
+    if (held.length < 100) continue;
+    header = fieldsOf(held);
+    yield heading(header);
+    for (const r of held.splice(0)) yield row(header, r);
+  }
+  if (!header) {
+    header = fieldsOf(held);
+    yield heading(header);
+    for (const r of held) yield row(header, r);
+  }
+}
+
+function fieldsOf(records: readonly Row[]): string[] {
+  const seen = new Set<string>();
+  for (const r of records) for (const k of Object.keys(r)) seen.add(k);
+  return [...seen];
+}
