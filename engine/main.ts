@@ -274,6 +274,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       search: new SearchService({ store: logStore, clock: get(c, TOKENS.clock) }),
       storage: storageSettings(configStore.slice(['storage'])),
       clock: get(c, TOKENS.clock),
+      gatewayLogPort: settings.gateway.logPort,
       logger: get(c, TOKENS.logger),
       edition: settings.edition,
       version,

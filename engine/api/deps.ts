@@ -25,6 +25,8 @@ export interface ApiDeps {
     setRetentionDays(days: Partial<Record<StorageLogKind, number>>): Promise<void>;
   };
   clock: Clock;
+  /** The UDP port plugin bundles send nginx's access-log lines to (0: off, bundles name the default). */
+  gatewayLogPort: number;
   logger: Logger;
   edition: Edition;
   version: string;

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { ApiClient } from './api-client.ts';
 import { freePort, startTestEngine, type TestEngine } from './engine.ts';
 import { NGINX, TestNginx } from './nginx.ts';
+import { nginxLogFormat } from '#engine/gateways';
 
 export const HAS_NGINX = existsSync(NGINX);
 
@@ -181,7 +182,8 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
     const gatewayPort = new URL(engine.gatewayUrl).port;
     // Short client timeouts: a case that announces a body it never sends ends in 2 s.
     nginx = new TestNginx(join(dir, 'nginx'));
-    await nginx.start(`    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
+    await nginx.start(`${nginxLogFormat()}
+    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
     upstream rampart_pages { server 127.0.0.1:${gatewayPort}; keepalive 16; }
     server {
         listen 127.0.0.1:${port};

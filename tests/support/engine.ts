@@ -42,6 +42,8 @@ export async function startTestEngine(
     RAMPART_CONSOLE_PORT: String(port),
     RAMPART_GATEWAY_HOST: '127.0.0.1',
     RAMPART_GATEWAY_PORT: String(gatewayPort),
+    // Each test engine its own gateway log port (nginx's access-log lines), not the default 9082.
+    RAMPART_GATEWAY_LOG_PORT: String(await freePort()),
     RAMPART_LOG_LEVEL: 'silent',
     ...env,
   });

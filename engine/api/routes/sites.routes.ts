@@ -62,6 +62,7 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
         site,
         accessKey: sites.global().accessKey,
         engineAddress: sites.gatewayAddress().address,
+        ...(deps.gatewayLogPort > 0 ? { logPort: deps.gatewayLogPort } : {}),
         version: deps.version,
         now: Date.now(),
       });
