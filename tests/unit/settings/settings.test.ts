@@ -35,6 +35,14 @@ describe('settings', () => {
     expect(s.dataDir).toBe('/srv/rampart');
   });
 
+  it('has a gateway log port (UDP 9082, 0 for off) and a merge wait for access records', () => {
+    expect(loadSettings({}).gateway).toMatchObject({ logPort: 9082, accessMergeWaitMs: 3000 });
+    expect(loadSettings({ RAMPART_GATEWAY_LOG_PORT: '0' }).gateway.logPort).toBe(0);
+    expect(loadSettings({ RAMPART_ACCESS_MERGE_WAIT_MS: '500' }).gateway.accessMergeWaitMs).toBe(500);
+    expect(failure({ RAMPART_GATEWAY_LOG_PORT: '65536' }).field).toBe('RAMPART_GATEWAY_LOG_PORT');
+    expect(failure({ RAMPART_ACCESS_MERGE_WAIT_MS: '0' }).field).toBe('RAMPART_ACCESS_MERGE_WAIT_MS');
+  });
+
   it('names the variable of a bad value', () => {
     const e = failure({ RAMPART_GATEWAY_PORT: '70000' });
     expect(e.code).toBe('SETTINGS_INVALID');
