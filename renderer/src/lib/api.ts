@@ -147,7 +147,16 @@ export class ApiClient {
     const request = requestFor(contract, input);
     let response: Response;
     try {
-      response = await fetch(request.url, { method: request.method, credentials: 'same-origin' });
+      // An export is a POST with the query as its body (and, as every write, the CSRF header).
+      const headers: Record<string, string> = {};
+      if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+      if (request.method !== 'GET' && this.csrfToken) headers['X-CSRF-Token'] = this.csrfToken;
+      response = await fetch(request.url, {
+        method: request.method,
+        headers,
+        body: request.body,
+        credentials: 'same-origin',
+      });
     } catch (cause) {
       throw new ApiError(0, NETWORK_ERROR, cause instanceof Error ? cause.message : 'network error');
     }

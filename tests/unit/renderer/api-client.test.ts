@@ -3,6 +3,7 @@ import { ApiClient, ApiError, NETWORK_ERROR } from '../../../renderer/src/lib/ap
 import {
   deleteSite,
   downloadSitePlugin,
+  exportLogs,
   getSession,
   getSetupStatus,
   listAccounts,
@@ -112,5 +113,16 @@ describe('call(contract, input)', () => {
     expect(sent[0]?.url).toBe('/api/v1/sites/s1/plugin');
     expect(file.fileName).toBe('rampart-shop.tar.gz');
     expect(await file.blob.text()).toBe('"bytes"');
+  });
+
+  it('posts the body of a download that takes one (an export), with the CSRF header', async () => {
+    const client = new ApiClient();
+    client.csrfToken = 'csrf-2';
+    const sent = answer(200, 'a,b', { 'content-disposition': 'attachment; filename="access_s1.csv"' });
+    const body = { log: 'access:s1', range: { all: true as const }, format: 'csv' as const };
+    const file = await client.download(exportLogs, { body });
+    expect(sent[0]).toMatchObject({ url: '/api/v1/logs/export', method: 'POST', body: JSON.stringify(body) });
+    expect(sent[0]?.headers).toMatchObject({ 'X-CSRF-Token': 'csrf-2', 'Content-Type': 'application/json' });
+    expect(file.fileName).toBe('access_s1.csv');
   });
 });
