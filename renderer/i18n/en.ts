@@ -2,7 +2,10 @@
  * English texts of the console. zh-CN.ts has exactly the same keys (its type enforces it). Texts take
  * parameters as {name}. Error codes of the engine are translated under `error.<CODE>`.
  */
+import { logsEn } from './logs.en.ts';
+
 export const en = {
+  ...logsEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

@@ -233,10 +233,12 @@ function pillTerm(pill: Pill): Filter {
     case 'matches':
       return { op: 'regex', field: pill.field, pattern: pill.value ?? '' };
     case 'between': {
-      const term: Filter = { op: 'range', field: pill.field };
-      if (pill.gte !== undefined) term.gte = pill.gte;
-      if (pill.lte !== undefined) term.lte = pill.lte;
-      return term;
+      return {
+        op: 'range',
+        field: pill.field,
+        ...(pill.gte !== undefined ? { gte: pill.gte } : {}),
+        ...(pill.lte !== undefined ? { lte: pill.lte } : {}),
+      };
     }
   }
 }
