@@ -66,6 +66,33 @@ export function indexValuePrefix(log: string, field: string, hour: number, value
   return Buffer.concat([indexFieldPrefix(log, field), u64(hour), length, value]);
 }
 
+/**
+ * Index keys of one (log, field), built with one allocation each: the prefix is made once (the
+ * write path makes two or three keys per record, and each temporary buffer is garbage to collect).
+ */
+export class IndexKeys {
+  readonly #prefix: Buffer;
+  constructor(log: string, field: string) {
+    this.#prefix = indexFieldPrefix(log, field);
+  }
+
+  key(value: string, second: number, seq: number): Buffer {
+    const prefix = this.#prefix;
+    const length = Buffer.byteLength(value);
+    const valueBytes = length <= MAX_INDEXED_VALUE ? length : indexValueBytes(value).length;
+    const key = Buffer.allocUnsafe(prefix.length + 8 + 2 + valueBytes + 12);
+    prefix.copy(key, 0);
+    let at = prefix.length;
+    at = key.writeBigUInt64BE(BigInt(Math.floor(second / HOUR) * HOUR), at);
+    at = key.writeUInt16BE(valueBytes, at);
+    if (length <= MAX_INDEXED_VALUE) at += key.write(value, at, 'utf8');
+    else at += indexValueBytes(value).copy(key, at);
+    at = key.writeBigUInt64BE(BigInt(second), at);
+    key.writeUInt32BE(seq >>> 0, at);
+    return key;
+  }
+}
+
 export function indexKey(log: string, field: string, value: Buffer, second: number, seq: number): Buffer {
   const tail = Buffer.allocUnsafe(12);
   tail.writeBigUInt64BE(BigInt(second));

@@ -263,9 +263,31 @@ export class SearchService {
 
     async function* scan(): AsyncGenerator<Match> {
       for await (const block of store.blocks(q.log, { from: firstSecond, to })) {
+        // What no line can match, the whole block cannot contain: one test skips all its rows.
+        if (!q.filter.mayMatch(block.text)) {
+          if (!skipBlock(block)) return;
+          continue;
+        }
         yield* rows(block.second, block.seq, block.lines, null);
         if (state.exhausted) return;
       }
+    }
+
+    /** Counts a block's rows as examined without reading them; false when the budget ran out first. */
+    function skipBlock(block: { second: number; seq: number; text: string }): boolean {
+      let count = 1;
+      for (let i = block.text.indexOf('\n'); i >= 0; i = block.text.indexOf('\n', i + 1)) count++;
+      if (after && (block.second > after.second || (block.second === after.second && block.seq >= after.seq))) {
+        // The cursor's own block (or a newer one): rows are skipped one by one in rows().
+        return true;
+      }
+      if (state.examined + count > budget.records || performance.now() - started > budget.ms) {
+        state.exhausted = true;
+        return false;
+      }
+      state.examined += count;
+      state.lastExamined = { second: block.second, seq: block.seq, row: 0 };
+      return true;
     }
 
     async function* indexed(): AsyncGenerator<Match> {
