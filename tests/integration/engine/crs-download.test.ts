@@ -37,6 +37,20 @@ interface Status {
   download: Job | null;
 }
 
+/** Starts a download and waits, through GET /rule-set, for its outcome. */
+async function downloadOutcome(client: ApiClient): Promise<{ job: Job; started: Job; status: Status }> {
+  const res = await client.request<Job>('POST', '/rule-set/download', { version: VERSION });
+  expect(res.status, res.text).toBe(202);
+  const deadline = Date.now() + 50_000;
+  for (;;) {
+    const status = (await client.request<Status>('GET', '/rule-set')).body;
+    const job = status.download;
+    if (job && job.state !== 'downloading' && job.state !== 'installing') return { job, started: res.body, status };
+    if (Date.now() > deadline) throw new Error(`the download did not finish: ${JSON.stringify(job)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 let engine: TestEngine | undefined;
 let admin: ApiClient;
 let mirror: CrsMirror | undefined;
@@ -67,18 +81,7 @@ describe('getting CRS v4 from a mirror', () => {
     return (await admin.request<Status>('GET', '/rule-set')).body;
   }
 
-  /** Starts a download and waits, through GET /rule-set, for its outcome. */
-  async function download(): Promise<{ job: Job; started: Job }> {
-    const res = await admin.request<Job>('POST', '/rule-set/download', { version: VERSION });
-    expect(res.status, res.text).toBe(202);
-    const deadline = Date.now() + 50_000;
-    for (;;) {
-      const job = (await status()).download;
-      if (job && job.state !== 'downloading' && job.state !== 'installing') return { job, started: res.body };
-      if (Date.now() > deadline) throw new Error(`the download did not finish: ${JSON.stringify(job)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const download = (): Promise<{ job: Job; started: Job; status: Status }> => downloadOutcome(admin);
 
   async function ruleSetFolders(): Promise<string[]> {
     const base = join(engine?.dataDir ?? '', 'rule-sets');
@@ -239,18 +242,7 @@ describe("getting CRS v4 with the repository's own pin (the release's content ha
     await own?.close();
   });
 
-  async function outcome(): Promise<{ job: Job; status: Status }> {
-    const res = await client.request<Job>('POST', '/rule-set/download', { version: VERSION });
-    expect(res.status, res.text).toBe(202);
-    const deadline = Date.now() + 50_000;
-    for (;;) {
-      const status = (await client.request<Status>('GET', '/rule-set')).body;
-      const job = status.download;
-      if (job && job.state !== 'downloading' && job.state !== 'installing') return { job, status };
-      if (Date.now() > deadline) throw new Error(`the download did not finish: ${JSON.stringify(job)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  const outcome = (): Promise<{ job: Job; status: Status }> => downloadOutcome(client);
 
   it('refuses a release whose rule files were changed, before any of it runs', async () => {
     if (own) own.mode = 'tampered';
