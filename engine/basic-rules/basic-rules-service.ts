@@ -5,6 +5,7 @@ import {
   newId,
   type Clock,
   type CustomRuleInput,
+  type ErrorParams,
   type Random,
 } from '#engine/shared';
 import type {
@@ -20,7 +21,7 @@ import { NO_WAF_MATCH, type RequestFacts, type WafOutcome } from '#engine/verdic
 import {
   compileCustomRules,
   PAIR_LOCATIONS,
-  patternProblem,
+  patternIssue,
   PLUGIN_LOCATIONS,
   type ConditionLocation,
   type CustomRuleMatcher,
@@ -100,8 +101,8 @@ interface SiteRuntime {
 /** The answer for a request no rule inspected because no rule set is loaded (access log `waf_rule_set`). */
 const RULE_SET_MISSING: WafOutcome = Object.freeze({ ...NO_WAF_MATCH, ruleSet: 'missing' as const });
 
-const fail = (field: string, message: string): RampartError =>
-  new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field });
+const fail = (field: string, message: string, params?: ErrorParams): RampartError =>
+  new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field, ...(params ? { params } : {}) });
 
 /**
  * Basic application security rules per site: the 12 groups' switches and protection levels, custom
@@ -278,11 +279,11 @@ export class BasicRulesService {
         );
       }
       if (PAIR_LOCATIONS.has(c.location)) {
-        const nameProblem = patternProblem(c.name === '' ? '.*' : c.name);
-        if (nameProblem) throw fail(`conditions.${i}.name`, nameProblem);
+        const nameIssue = patternIssue(c.name === '' ? '.*' : c.name);
+        if (nameIssue) throw fail(`conditions.${i}.name`, nameIssue.message, nameIssue.params);
       }
-      const problem = patternProblem(c.pattern);
-      if (problem) throw fail(`conditions.${i}.pattern`, problem);
+      const issue = patternIssue(c.pattern);
+      if (issue) throw fail(`conditions.${i}.pattern`, issue.message, issue.params);
     });
   }
 

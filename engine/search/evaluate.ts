@@ -140,7 +140,9 @@ function compileTerm(filter: Filter, negated: boolean): Compiled {
         throw new FilterError(
           `${filter.field}: /${filter.pattern}/ ${userRegexIssueText(issue)}`,
           issue.reason,
-          issue.reason === 'regex_invalid' ? { field: filter.field, error: issue.error } : { field: filter.field },
+          issue.reason === 'regex_invalid'
+            ? { field: filter.field, kind: issue.kind, error: issue.error }
+            : { field: filter.field },
         );
       }
       const pattern = new RegExp(filter.pattern);

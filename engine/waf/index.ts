@@ -22,6 +22,7 @@ export type { WafOutcome, WafRequest, WafResponse, MatchedRule, Directive, Parse
 export { GROUPS, type GroupId, type GroupSetting } from '#engine/waf/engine';
 export {
   compileCustomRules,
+  patternIssue,
   patternProblem,
   CUSTOM_LOCATIONS,
   PAIR_LOCATIONS,

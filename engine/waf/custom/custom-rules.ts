@@ -1,8 +1,14 @@
-import { CUSTOM_RULE_LOCATIONS, userRegexProblem, type CustomRuleLocation } from '#engine/shared';
+import {
+  CUSTOM_RULE_LOCATIONS,
+  userRegexIssue,
+  userRegexIssueText,
+  type CustomRuleLocation,
+  type ErrorParams,
+} from '#engine/shared';
 
 /**
  * Custom basic rules (spec 2.5): an operator's regexes over named request locations. A user's regex
- * must not be able to stall the engine: patterns are checked by `userRegexProblem` (engine/shared),
+ * must not be able to stall the engine: patterns are checked by `userRegexIssue` (engine/shared),
  * which accepts only what V8's linear-time engine can run.
  */
 
@@ -46,11 +52,26 @@ export interface CustomRequest {
   sourceIp: string;
 }
 
+/**
+ * Why a pattern cannot be used, or null: the English sentence, and parameters the console words in
+ * its own language (zod's code and bound for the length, the regex issue's reason and kind).
+ */
+export function patternIssue(pattern: string): { message: string; params: ErrorParams } | null {
+  if (pattern.length === 0)
+    return { message: 'must not be empty', params: { code: 'too_small', origin: 'string', minimum: 1 } };
+  if (pattern.length > MAX_PATTERN_LENGTH) {
+    return {
+      message: `must be at most ${MAX_PATTERN_LENGTH} characters`,
+      params: { code: 'too_big', origin: 'string', maximum: MAX_PATTERN_LENGTH },
+    };
+  }
+  const issue = userRegexIssue(pattern);
+  return issue ? { message: userRegexIssueText(issue), params: issue } : null;
+}
+
 /** Why a pattern cannot be used, or null. */
 export function patternProblem(pattern: string): string | null {
-  if (pattern.length === 0) return 'must not be empty';
-  if (pattern.length > MAX_PATTERN_LENGTH) return `must be at most ${MAX_PATTERN_LENGTH} characters`;
-  return userRegexProblem(pattern);
+  return patternIssue(pattern)?.message ?? null;
 }
 
 interface CompiledCondition {

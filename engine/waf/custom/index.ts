@@ -4,6 +4,7 @@
  */
 export {
   compileCustomRules,
+  patternIssue,
   patternProblem,
   CUSTOM_LOCATIONS,
   PAIR_LOCATIONS,
