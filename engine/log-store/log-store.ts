@@ -54,6 +54,12 @@ const BOOT_KEY = Buffer.from([0xff, 0x62, 0x6f, 0x6f, 0x74]);
 /** Minutes of roll-up counts kept in memory per log (older ones are written and dropped). */
 const ROLLUP_MINUTES_KEPT = 4;
 const DAY = 86_400_000;
+/** A newest-first read shorter than this is not split in two. */
+const PARALLEL_MIN_SPAN = 10 * 60_000;
+/** Blocks read before the older half starts being read too. */
+const PREFETCH_AFTER_BLOCKS = 256;
+/** Text of the older half held ahead of the reader. */
+const PREFETCH_BYTES = 64 * 1024 * 1024;
 const SECOND = 1000;
 
 const defaultOnError = (error: unknown): void => {
@@ -66,6 +72,77 @@ function fits(block: Block, json: string): boolean {
   // A UTF-16 code unit takes at most 3 bytes in UTF-8; only when that bound does not fit is the
   // exact length worth measuring.
   return json.length * 3 + 1 <= room || Buffer.byteLength(json) + 1 <= room;
+}
+
+/**
+ * Reads a generator ahead of its consumer, holding up to `limit` bytes of block text: its LevelDB
+ * reads overlap with the consumer's work on the other half of a range.
+ */
+class Prefetch {
+  readonly #queue: StoredBlock[] = [];
+  #head = 0;
+  #bytes = 0;
+  #done = false;
+  #error: Error | undefined = undefined;
+  #stopped = false;
+  #wake: (() => void) | null = null;
+  #space: (() => void) | null = null;
+  readonly #finished: Promise<void>;
+
+  constructor(
+    private readonly source: AsyncGenerator<StoredBlock>,
+    private readonly limit: number,
+  ) {
+    this.#finished = this.#run();
+  }
+
+  async #run(): Promise<void> {
+    try {
+      for await (const block of this.source) {
+        if (this.#stopped) break;
+        this.#queue.push(block);
+        this.#bytes += block.text.length;
+        this.#wake?.();
+        while (this.#bytes > this.limit && !this.#stopped) await new Promise<void>((r) => (this.#space = r));
+      }
+    } catch (error) {
+      this.#error = error instanceof Error ? error : new Error('the log store read failed', { cause: error });
+    } finally {
+      this.#done = true;
+      this.#wake?.();
+    }
+  }
+
+  async *drain(): AsyncGenerator<StoredBlock> {
+    for (;;) {
+      if (this.#head < this.#queue.length) {
+        const block = this.#queue[this.#head]!;
+        this.#queue[this.#head++] = undefined as unknown as StoredBlock;
+        if (this.#head > 1024) {
+          this.#queue.splice(0, this.#head);
+          this.#head = 0;
+        }
+        this.#bytes -= block.text.length;
+        const space = this.#space;
+        this.#space = null;
+        space?.();
+        yield block;
+        continue;
+      }
+      if (this.#error !== undefined) throw this.#error;
+      if (this.#done) return;
+      await new Promise<void>((r) => (this.#wake = r));
+      this.#wake = null;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const space = this.#space;
+    this.#space = null;
+    space?.();
+    await this.#finished;
+  }
 }
 
 /** classic-level's chained batch below its public checks (see LogStore #writeBatch). */
@@ -598,11 +675,36 @@ export class LogStore {
   /**
    * One log's blocks from `to` back to `from` (newest first; oldest first with `oldestFirst`), each
    * with its records' JSON lines. Flushes first, so every acknowledged append is seen.
+   *
+   * Newest first over a long range, the newer half is read as it is consumed; once the reader has
+   * gone on past its first blocks (a scan, not a first page), the older half is read at the same
+   * time on LevelDB's worker thread, buffered up to PREFETCH_BYTES: on two cores a long scan takes
+   * about half as long as reading one block after the other.
    */
   async *blocks(log: string, range: { from: number; to: number; oldestFirst?: boolean }): AsyncGenerator<StoredBlock> {
     await this.flush();
     const first = Math.floor(range.from / SECOND) * SECOND;
-    const iterator = this.#db.iterator({ ...rangeBounds(log, first, range.to), reverse: !range.oldestFirst });
+    if (range.oldestFirst || range.to - first < PARALLEL_MIN_SPAN) {
+      yield* this.#scan(log, first, range.to, !range.oldestFirst);
+      return;
+    }
+    const middle = first + Math.floor((range.to - first) / 2 / SECOND) * SECOND;
+    let older: Prefetch | undefined;
+    try {
+      let seen = 0;
+      for await (const block of this.#scan(log, middle, range.to, true)) {
+        if (++seen === PREFETCH_AFTER_BLOCKS)
+          older = new Prefetch(this.#scan(log, first, middle, true), PREFETCH_BYTES);
+        yield block;
+      }
+      yield* older ? older.drain() : this.#scan(log, first, middle, true);
+    } finally {
+      await older?.stop();
+    }
+  }
+
+  async *#scan(log: string, from: number, to: number, newestFirst: boolean): AsyncGenerator<StoredBlock> {
+    const iterator = this.#db.iterator({ ...rangeBounds(log, from, to), reverse: newestFirst });
     try {
       // Entries are fetched a batch at a time (one call into LevelDB per batch, not per block),
       // starting small: a first page usually needs only the newest few blocks.
