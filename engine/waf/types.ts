@@ -7,6 +7,7 @@
  * codes 0 to 255 (what `buffer.toString('latin1')` gives). Regexes therefore run byte-wise, like
  * PCRE without UTF mode; `utf8toUnicode` and friends interpret those bytes as UTF-8 themselves.
  */
+import type { ParseProblemCode, ProblemParams } from './problems.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Parser output: SecLang as written, with file and line of every directive.
@@ -59,9 +60,14 @@ export type Directive =
   /** Any other directive (SecRuleEngine, SecRequestBodyLimit, SecRuleRemoveById, ...), arguments unquoted. */
   | (SourcePosition & { kind: 'config'; name: string; args: string[] });
 
-/** A parse or load failure, always with the file and line it concerns. */
+/**
+ * A parse or load failure, always with the file and line it concerns: `code` and `params` say what
+ * it is (see ../problems.ts), `message` says it in English for logs.
+ */
 export interface ParseProblem extends SourcePosition {
   message: string;
+  code: ParseProblemCode;
+  params: ProblemParams;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ function parseSetVar(value: string): SetVarAction {
   const eq = v.indexOf('=');
   const lhs = eq < 0 ? v : v.slice(0, eq);
   const dot = lhs.indexOf('.');
-  if (dot < 0) throw new CompileError(`setvar '${value}' has no collection`);
+  if (dot < 0) throw new CompileError('setvar_no_collection', { value }, `setvar '${value}' has no collection`);
   const collection = variableName(lhs.slice(0, dot));
   const key = compileMacro(lhs.slice(dot + 1));
   const lower = key.constant ? lowerKey(key.source) : undefined;
@@ -79,7 +79,7 @@ function parseSetVar(value: string): SetVarAction {
 
 function parsePhase(v: string): number {
   const p = PHASE_NAMES[v.toLowerCase()] ?? Number(v);
-  if (!Number.isInteger(p) || p < 1 || p > 5) throw new CompileError(`bad phase '${v}'`);
+  if (!Number.isInteger(p) || p < 1 || p > 5) throw new CompileError('bad_phase', { value: v }, `bad phase '${v}'`);
   return p;
 }
 
@@ -106,7 +106,12 @@ export function defaultsFrom(
         d.transformNames = [];
       } else {
         const fn = transformations.get(tn);
-        if (!fn) throw new CompileError(`unknown transformation '${a.value ?? ''}'`);
+        if (!fn)
+          throw new CompileError(
+            'unknown_transformation',
+            { transformation: a.value ?? '' },
+            `unknown transformation '${a.value ?? ''}'`,
+          );
         d.transforms.push(fn);
         d.transformNames.push(tn);
       }
@@ -137,7 +142,11 @@ function envFor(ctx: RuleContext, from: SourcePosition): CompileEnv {
         ctx.dataFiles.get(basename(name));
       if (direct) return direct;
       for (const [k, v] of ctx.dataFiles) if (basename(k) === basename(name)) return v;
-      throw new CompileError(`data file '${name}' not found (rule at ${from.file}:${from.line})`);
+      throw new CompileError(
+        'data_file_not_loaded',
+        { dataFile: name },
+        `data file '${name}' not found (rule at ${from.file}:${from.line})`,
+      );
     },
   };
 }
@@ -219,11 +228,11 @@ export function compileRule(
     }
     rule.operator = compileOperator(d, ctx);
     if (hasChain) {
-      if (!d.chained) throw new CompileError('chain action without a following rule');
+      if (!d.chained) throw new CompileError('chain_without_rule', {}, 'chain action without a following rule');
       rule.chain = compileRule(d.chained, parent ?? rule, ctx);
     }
   } else if (hasChain) {
-    throw new CompileError('SecAction cannot start a chain');
+    throw new CompileError('action_chain', {}, 'SecAction cannot start a chain');
   }
   return rule;
 }
@@ -232,7 +241,12 @@ export function compileRule(
 function compileOperator(d: Directive & { kind: 'rule' }, ctx: RuleContext): CompiledOperator {
   const opName = d.operator.name.toLowerCase();
   const opDef = ctx.operators.get(opName);
-  if (!opDef) throw new CompileError(`unsupported operator '@${d.operator.name}'`);
+  if (!opDef)
+    throw new CompileError(
+      'unsupported_operator',
+      { operator: d.operator.name },
+      `unsupported operator '@${d.operator.name}'`,
+    );
   const e = envFor(ctx, d);
   const dynamic = d.operator.argument.indexOf('%{') >= 0 ? compileMacro(d.operator.argument) : undefined;
   let fn;
@@ -240,7 +254,11 @@ function compileOperator(d: Directive & { kind: 'rule' }, ctx: RuleContext): Com
     try {
       fn = opDef.compile(d.operator.argument, e);
     } catch (err) {
-      throw new CompileError(`operator @${d.operator.name}: ${(err as Error).message}`);
+      throw new CompileError(
+        'operator_invalid',
+        { operator: d.operator.name, error: (err as Error).message },
+        `operator @${d.operator.name}: ${(err as Error).message}`,
+      );
     }
   }
   return {
@@ -277,7 +295,8 @@ function applyAction(rule: CompiledRule, a: ParsedAction, link: Link): boolean {
         link.transformNames.length = 0;
       } else {
         const fn = link.transformations.get(tn);
-        if (!fn) throw new CompileError(`unknown transformation '${v}'`);
+        if (!fn)
+          throw new CompileError('unknown_transformation', { transformation: v }, `unknown transformation '${v}'`);
         link.transforms.push(fn);
         link.transformNames.push(tn);
       }
@@ -375,7 +394,7 @@ function applyAction(rule: CompiledRule, a: ParsedAction, link: Link): boolean {
     case 'sanitiseresponseheader':
       break;
     default:
-      throw new CompileError(`unsupported action '${a.name}'`);
+      throw new CompileError('unsupported_action', { action: a.name }, `unsupported action '${a.name}'`);
   }
   return false;
 }

@@ -100,8 +100,9 @@ function compileDirectives(
         case 'rule':
         case 'action': {
           const rule = compileRule(d, undefined, ctx);
-          if (rule.id === '') throw new CompileError('rule without id');
-          if (byId.has(rule.id)) throw new CompileError(`duplicate rule id ${rule.id}`);
+          if (rule.id === '') throw new CompileError('rule_without_id', {}, 'rule without id');
+          if (byId.has(rule.id))
+            throw new CompileError('duplicate_rule', { id: rule.id }, `duplicate rule id ${rule.id}`);
           byId.set(rule.id, rule);
           if (rule.group >= 0 && disabled.has(rule.group)) break;
           list.push(rule);
@@ -120,8 +121,17 @@ function compileDirectives(
           break;
       }
     } catch (err) {
-      if (!(err instanceof CompileError) && !(err instanceof SyntaxError)) throw err;
-      problems.push({ file: d.file, line: d.line, message: err.message });
+      if (err instanceof CompileError) {
+        problems.push({ file: d.file, line: d.line, message: err.message, code: err.code, params: err.params });
+      } else if (err instanceof SyntaxError) {
+        problems.push({
+          file: d.file,
+          line: d.line,
+          message: err.message,
+          code: 'compile_failed',
+          params: { error: err.message },
+        });
+      } else throw err;
     }
   }
   return { list, exclusions, byId };

@@ -37,7 +37,7 @@ export function parseIdRanges(text: string): [number, number][] {
   for (const part of text.split(/[\s,]+/)) {
     if (part === '') continue;
     const m = /^(\d+)(?:-(\d+))?$/.exec(part);
-    if (!m) throw new CompileError(`bad rule id or range '${part}'`);
+    if (!m) throw new CompileError('bad_rule_range', { value: part }, `bad rule id or range '${part}'`);
     const a = Number(m[1]);
     const b = m[2] === undefined ? a : Number(m[2]);
     out.push([Math.min(a, b), Math.max(a, b)]);
@@ -63,7 +63,7 @@ export function tagMatches(pattern: string, tag: string): boolean {
 /** ctl:NAME=VALUE: runtime configuration, or a removal of rules or targets for this transaction. */
 export function parseCtl(value: string): CtlAction {
   const eq = value.indexOf('=');
-  if (eq < 0) throw new CompileError(`ctl '${value}' has no value`);
+  if (eq < 0) throw new CompileError('ctl_no_value', { value }, `ctl '${value}' has no value`);
   const name = value.slice(0, eq).trim().toLowerCase();
   const arg = value.slice(eq + 1).trim();
   const semi = arg.indexOf(';');
@@ -104,7 +104,7 @@ export function parseCtl(value: string): CtlAction {
     case 'parsexmlintoargs':
       return { kind: 'noop' };
     default:
-      throw new CompileError(`unsupported ctl '${name}'`);
+      throw new CompileError('unsupported_ctl', { ctl: name }, `unsupported ctl '${name}'`);
   }
 }
 
@@ -163,8 +163,10 @@ export function applyExclusions(
             ? rule.tags.some((t) => tagMatches(u.text, t))
             : rule.msg?.source === u.text;
       if (!hit) continue;
+      let current = '';
       try {
         for (const t of u.targets) {
+          current = t;
           const target = parseTarget(t);
           (target.exclude ? rule.exclusions : rule.variables).push({
             name: target.name,
@@ -173,7 +175,14 @@ export function applyExclusions(
           });
         }
       } catch (err) {
-        problems.push({ file: u.at.file, line: u.at.line, message: (err as Error).message });
+        const message = (err as Error).message;
+        problems.push({
+          file: u.at.file,
+          line: u.at.line,
+          message,
+          code: 'bad_target',
+          params: { target: current, error: message },
+        });
       }
     }
   }

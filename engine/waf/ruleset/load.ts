@@ -59,7 +59,15 @@ export async function loadRuleSet(dir: string, options: LoadOptions = {}): Promi
   const display = (path: string): string => displayPath(root, path);
   const rootStat = await stat(root).catch(() => null);
   if (!rootStat?.isDirectory()) {
-    const problems = [{ file: root, line: 0, message: 'the rule-set folder does not exist or is not a folder' }];
+    const problems: ParseProblem[] = [
+      {
+        file: root,
+        line: 0,
+        message: 'the rule-set folder does not exist or is not a folder',
+        code: 'folder_missing',
+        params: {},
+      },
+    ];
     return { directives: [], files: [], problems, dataFiles: new Map(), version: '', root, display };
   }
 
@@ -90,6 +98,8 @@ export async function loadRuleSet(dir: string, options: LoadOptions = {}): Promi
       file: rulesDir,
       line: 0,
       message: `no REQUEST-*.conf rule files in ${display(rulesDir) || 'the rule-set folder'}`,
+      code: 'no_rule_files',
+      params: { folder: display(rulesDir) },
     });
   }
   for (const f of ruleFiles) await loadFile(join(rulesDir, f), state, [], null);
@@ -171,6 +181,8 @@ async function loadFile(
     state.problems.push({
       ...where,
       message: `${state.display(file)} leads outside the rule-set folder (a symbolic link?) and was not read`,
+      code: 'file_outside',
+      params: { path: state.display(file) },
     });
     return;
   }
@@ -179,7 +191,12 @@ async function loadFile(
     text = await readFile(file, 'latin1');
   } catch (cause) {
     const reason = cause instanceof Error && 'code' in cause ? String(cause.code) : 'unreadable';
-    state.problems.push({ ...where, message: `cannot read ${state.display(file)} (${reason})` });
+    state.problems.push({
+      ...where,
+      message: `cannot read ${state.display(file)} (${reason})`,
+      code: 'file_unreadable',
+      params: { path: state.display(file), error: reason },
+    });
     return;
   }
   state.files.push(file);
@@ -198,7 +215,13 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
   const optional = d.name === 'IncludeOptional';
   const arg = d.args[0];
   if (d.args.length !== 1 || !arg) {
-    state.problems.push({ file: d.file, line: d.line, message: `${d.name} takes one path, got ${d.args.length}` });
+    state.problems.push({
+      file: d.file,
+      line: d.line,
+      message: `${d.name} takes one path, got ${d.args.length}`,
+      code: 'include_arguments',
+      params: { directive: d.name, count: d.args.length },
+    });
     return;
   }
   if (stack.length >= MAX_INCLUDE_DEPTH) {
@@ -206,6 +229,8 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
       file: d.file,
       line: d.line,
       message: `${d.name} ${arg}: includes nest deeper than ${MAX_INCLUDE_DEPTH} (a loop?)`,
+      code: 'include_too_deep',
+      params: { directive: d.name, path: arg, max: MAX_INCLUDE_DEPTH },
     });
     return;
   }
@@ -216,6 +241,8 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
       file: d.file,
       line: d.line,
       message: `${d.name} ${arg}: outside the rule-set folder (only its own files can be included)`,
+      code: 'include_outside',
+      params: { directive: d.name, path: arg },
     });
     return;
   }
@@ -244,6 +271,8 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
       file: d.file,
       line: d.line,
       message: `${d.name} ${arg}: ${escaped === 1 ? 'a match leads' : `${escaped} matches lead`} outside the rule-set folder (a symbolic link?) and ${escaped === 1 ? 'was' : 'were'} not read`,
+      code: 'include_escapes',
+      params: { directive: d.name, path: arg, count: escaped },
     });
   }
   if (files.length === 0 && !optional && !hasGlob(pattern)) {
@@ -252,6 +281,8 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
         file: d.file,
         line: d.line,
         message: `Include ${arg}: no such file (${state.display(pattern)})`,
+        code: 'include_missing',
+        params: { directive: d.name, path: arg, resolved: state.display(pattern) },
       });
     return;
   }
@@ -261,6 +292,8 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
         file: d.file,
         line: d.line,
         message: `${d.name} ${arg}: ${state.display(f)} includes itself`,
+        code: 'include_loop',
+        params: { directive: d.name, path: arg, file: state.display(f) },
       });
       continue;
     }
@@ -336,6 +369,8 @@ function checkDuplicateIds(
         file: d.file,
         line: d.line,
         message: `duplicate rule id ${id} (first at ${display(first.file)}:${first.line})`,
+        code: 'duplicate_id',
+        params: { id, firstFile: display(first.file), firstLine: first.line },
       });
     else seen.set(id, { file: d.file, line: d.line });
   }
@@ -372,6 +407,8 @@ async function loadDataFiles(directives: readonly Directive[], state: LoadState)
             file: d.file,
             line: d.line,
             message: `@${d.operator.name} ${name}: remote data files are not supported`,
+            code: 'data_file_remote',
+            params: { operator: d.operator.name, dataFile: name },
           });
           continue;
         }
@@ -384,6 +421,8 @@ async function loadDataFiles(directives: readonly Directive[], state: LoadState)
             file: d.file,
             line: d.line,
             message: `@${d.operator.name}: data file ${name} lies outside the rule-set folder and was not read`,
+            code: 'data_file_outside',
+            params: { operator: d.operator.name, dataFile: name },
           });
           continue;
         }
@@ -395,6 +434,8 @@ async function loadDataFiles(directives: readonly Directive[], state: LoadState)
             file: d.file,
             line: d.line,
             message: `@${d.operator.name}: data file ${name} not found beside the rule file (${state.display(path)})`,
+            code: 'data_file_missing',
+            params: { operator: d.operator.name, dataFile: name, path: state.display(path) },
           });
         }
       }

@@ -6,6 +6,7 @@
  * and, inside the quotes, the escapes `\'` and `\\`.
  */
 import type { ParsedAction } from '../types.ts';
+import { failure, type ProblemFailure } from '../problems.ts';
 
 type Arity = 'none' | 'required' | 'optional';
 
@@ -65,7 +66,7 @@ const ACTIONS = new Map(ACTION_TABLE.map(([name, arity]) => [name.toLowerCase(),
 /** Canonical action names (`skipAfter`, `t`, ...). */
 export const ACTION_NAMES: readonly string[] = ACTION_TABLE.map(([name]) => name);
 
-export type ActionsResult = { ok: true; actions: ParsedAction[] } | { ok: false; message: string };
+export type ActionsResult = { ok: true; actions: ParsedAction[] } | ProblemFailure;
 
 /** Parses a comma-separated action list (the text between the quotes of the actions argument). */
 export function parseActions(text: string): ActionsResult {
@@ -84,7 +85,7 @@ export function parseActions(text: string): ActionsResult {
     while (i < n && text[i] !== ':' && text[i] !== ',') i++;
     const rawName = text.slice(nameStart, i).trim();
     const def = ACTIONS.get(rawName.toLowerCase());
-    if (!def) return { ok: false, message: `unknown action ${JSON.stringify(rawName)}` };
+    if (!def) return failure('unknown_action', { action: rawName }, `unknown action ${JSON.stringify(rawName)}`);
     let value: string | undefined;
     if (text[i] === ':') {
       i++;
@@ -109,13 +110,20 @@ export function parseActions(text: string): ActionsResult {
           v += ch;
           i++;
         }
-        if (!closed) return { ok: false, message: `unterminated single quote in the value of ${def.name}` };
+        if (!closed) {
+          return failure(
+            'unterminated_action_quote',
+            { action: def.name },
+            `unterminated single quote in the value of ${def.name}`,
+          );
+        }
         while (i < n && /\s/.test(text[i] ?? '')) i++;
         if (i < n && text[i] !== ',') {
-          return {
-            ok: false,
-            message: `unexpected text after the quoted value of ${def.name}: ${JSON.stringify(text.slice(i, i + 20))}`,
-          };
+          return failure(
+            'action_text_after_quote',
+            { action: def.name, text: text.slice(i, i + 20) },
+            `unexpected text after the quoted value of ${def.name}: ${JSON.stringify(text.slice(i, i + 20))}`,
+          );
         }
         value = v;
       } else {
@@ -125,10 +133,18 @@ export function parseActions(text: string): ActionsResult {
       }
     }
     if (def.arity === 'required' && (value === undefined || value === '')) {
-      return { ok: false, message: `action ${def.name} needs a value (${def.name}:...)` };
+      return failure(
+        'action_value_missing',
+        { action: def.name },
+        `action ${def.name} needs a value (${def.name}:...)`,
+      );
     }
     if (def.arity === 'none' && value !== undefined) {
-      return { ok: false, message: `action ${def.name} takes no value (got ${JSON.stringify(value)})` };
+      return failure(
+        'action_value_unexpected',
+        { action: def.name, value },
+        `action ${def.name} takes no value (got ${JSON.stringify(value)})`,
+      );
     }
     actions.push(value === undefined ? { name: def.name } : { name: def.name, value });
     if (text[i] === ',') i++;

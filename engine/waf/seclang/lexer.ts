@@ -14,6 +14,7 @@
  * like ModSecurity v3 it ends at its own line break even when it ends with a backslash, so a
  * commented-out multi-line rule never swallows the directive after it.
  */
+import { failure, type ProblemFailure } from '../problems.ts';
 
 export interface LogicalLine {
   text: string;
@@ -30,7 +31,7 @@ export interface Word {
   offset: number;
 }
 
-export type LexResult = { ok: true; words: Word[] } | { ok: false; message: string };
+export type LexResult = { ok: true; words: Word[] } | ProblemFailure;
 
 /** Splits SecLang text into logical lines, dropping comments and blank lines. */
 export function logicalLines(text: string): LogicalLine[] {
@@ -101,16 +102,13 @@ export function splitWords(text: string): LexResult {
         value += ch;
         i++;
       }
-      if (!closed)
-        return {
-          ok: false,
-          message: `unterminated ${c === '"' ? 'double' : 'single'} quote (opened at column ${start + 1})`,
-        };
+      if (!closed) return unterminated(c, start);
       if (i < n && !SPACE.test(text[i] ?? '')) {
-        return {
-          ok: false,
-          message: `unexpected text after the closing quote at column ${i + 1}: ${snippet(text.slice(i))}`,
-        };
+        return failure(
+          'text_after_quote',
+          { column: i + 1, text: snippet(text.slice(i)) },
+          `unexpected text after the closing quote at column ${i + 1}: ${snippet(text.slice(i))}`,
+        );
       }
       words.push({ value, quote: c, offset: start });
       continue;
@@ -120,11 +118,7 @@ export function splitWords(text: string): LexResult {
       const ch = text[i] ?? '';
       if (ch === "'" || ch === '"') {
         const close = findClosingQuote(text, i + 1, ch);
-        if (close < 0)
-          return {
-            ok: false,
-            message: `unterminated ${ch === '"' ? 'double' : 'single'} quote (opened at column ${i + 1})`,
-          };
+        if (close < 0) return unterminated(ch, i);
         value += unescapeBackslashes(text.slice(i, close + 1));
         i = close + 1;
         continue;
@@ -140,6 +134,15 @@ export function splitWords(text: string): LexResult {
     words.push({ value, quote: null, offset: start });
   }
   return { ok: true, words };
+}
+
+function unterminated(quote: string, at: number): ProblemFailure {
+  const kind = quote === '"' ? 'double' : 'single';
+  return failure(
+    'unterminated_quote',
+    { quote: kind, column: at + 1 },
+    `unterminated ${kind} quote (opened at column ${at + 1})`,
+  );
 }
 
 /** `\\` to `\`, as Apache does throughout a bare word (a quoted section inside one included). */

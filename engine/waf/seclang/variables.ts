@@ -4,6 +4,7 @@
  * knows; names are case-insensitive and come out upper-case.
  */
 import type { VariableSelector } from '../types.ts';
+import { failure, type ProblemFailure } from '../problems.ts';
 
 /** Variables of ModSecurity v3; `true` marks collections (they take a `:key`). */
 export const VARIABLES: ReadonlyMap<string, boolean> = new Map<string, boolean>([
@@ -113,14 +114,14 @@ export const VARIABLES: ReadonlyMap<string, boolean> = new Map<string, boolean>(
   ['XML', true],
 ]);
 
-export type VariablesResult = { ok: true; variables: VariableSelector[] } | { ok: false; message: string };
+export type VariablesResult = { ok: true; variables: VariableSelector[] } | ProblemFailure;
 
 /** Parses a `|`-separated variable list. `|` inside `/regex/` or quotes does not split. */
 export function parseVariables(text: string): VariablesResult {
   const variables: VariableSelector[] = [];
   let i = 0;
   const n = text.length;
-  if (text.trim() === '') return { ok: false, message: 'missing variables' };
+  if (text.trim() === '') return failure('missing_variables', {}, 'missing variables');
   while (i <= n) {
     let exclude = false;
     let count = false;
@@ -133,43 +134,50 @@ export function parseVariables(text: string): VariablesResult {
     while (i < n && /[A-Za-z0-9_]/.test(text[i] ?? '')) i++;
     const rawName = text.slice(nameStart, i);
     if (rawName === '')
-      return {
-        ok: false,
-        message: `missing variable name at ${JSON.stringify(text.slice(nameStart, nameStart + 20))}`,
-      };
+      return failure(
+        'missing_variable_name',
+        { text: text.slice(nameStart, nameStart + 20) },
+        `missing variable name at ${JSON.stringify(text.slice(nameStart, nameStart + 20))}`,
+      );
     const name = rawName.toUpperCase();
     const isCollection = VARIABLES.get(name);
-    if (isCollection === undefined) return { ok: false, message: `unknown variable ${rawName}` };
+    if (isCollection === undefined)
+      return failure('unknown_variable', { variable: rawName }, `unknown variable ${rawName}`);
     const selector: VariableSelector = { name, count, exclude };
     if (text[i] === ':') {
       i++;
       const key = readKey(text, i, name);
       if (!key.ok) return key;
       if (!isCollection)
-        return {
-          ok: false,
-          message: `${name} is not a collection: it takes no key (${name}:${text.slice(i, key.end)})`,
-        };
+        return failure(
+          'not_a_collection',
+          { variable: name, key: text.slice(i, key.end) },
+          `${name} is not a collection: it takes no key (${name}:${text.slice(i, key.end)})`,
+        );
       selector.key = key.key;
       i = key.end;
     }
     if (i < n && text[i] !== '|')
-      return { ok: false, message: `unexpected ${JSON.stringify(text[i])} after variable ${name}` };
+      return failure(
+        'variable_unexpected',
+        { char: text[i] ?? '', variable: name },
+        `unexpected ${JSON.stringify(text[i])} after variable ${name}`,
+      );
     variables.push(selector);
     i++;
-    if (i === n) return { ok: false, message: 'variable list ends with |' };
+    if (i === n) return failure('variables_trailing_pipe', {}, 'variable list ends with |');
   }
   return { ok: true, variables };
 }
 
-type KeyResult = { ok: true; key: NonNullable<VariableSelector['key']>; end: number } | { ok: false; message: string };
+type KeyResult = { ok: true; key: NonNullable<VariableSelector['key']>; end: number } | ProblemFailure;
 
 function readKey(text: string, from: number, name: string): KeyResult {
   const first = text[from];
   // XML keys are XPath expressions (`XML:/*`), never regexes.
   if (name !== 'XML' && first === '/') {
     const close = closingSlash(text, from + 1);
-    if (close < 0) return { ok: false, message: `unterminated /regex/ key of ${name}` };
+    if (close < 0) return failure('unterminated_key_regex', { variable: name }, `unterminated /regex/ key of ${name}`);
     return { ok: true, key: { kind: 'regex', source: text.slice(from + 1, close) }, end: close + 1 };
   }
   if (first === "'" || first === '"') {
@@ -189,7 +197,8 @@ function readKey(text: string, from: number, name: string): KeyResult {
       }
       inner += text[j];
     }
-    if (close < 0) return { ok: false, message: `unterminated quote in the key of ${name}` };
+    if (close < 0)
+      return failure('unterminated_key_quote', { variable: name }, `unterminated quote in the key of ${name}`);
     if (name !== 'XML' && inner.length >= 2 && inner.startsWith('/') && inner.endsWith('/')) {
       return { ok: true, key: { kind: 'regex', source: inner.slice(1, -1) }, end: close + 1 };
     }
@@ -198,7 +207,7 @@ function readKey(text: string, from: number, name: string): KeyResult {
   let end = from;
   while (end < text.length && text[end] !== '|') end++;
   const value = text.slice(from, end);
-  if (value === '') return { ok: false, message: `empty key after ${name}:` };
+  if (value === '') return failure('empty_key', { variable: name }, `empty key after ${name}:`);
   return { ok: true, key: { kind: 'literal', value }, end };
 }
 

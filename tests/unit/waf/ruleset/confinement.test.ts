@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadRuleSet } from '../../../../engine/waf/ruleset/index.ts';
+import type { ParseProblem } from '../../../../engine/waf/index.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'rampart-confine-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -34,7 +35,7 @@ function ruleSet(files: Record<string, string>, links: Record<string, string> = 
 
 const RULE_FILE = 'rules/REQUEST-901-INITIALIZATION.conf';
 
-async function problemsOf(root: string): Promise<{ file: string; line: number; message: string }[]> {
+async function problemsOf(root: string): Promise<ParseProblem[]> {
   const rs = await loadRuleSet(root);
   expect(rs.files.some((f) => f.startsWith(outside))).toBe(false);
   for (const p of rs.problems) {
@@ -42,6 +43,7 @@ async function problemsOf(root: string): Promise<{ file: string; line: number; m
     expect(p.message).not.toContain('SECRET_TOKEN');
     // Paths inside the set are shown relative to it (the rule text may itself name host paths).
     expect(p.message).not.toContain(root);
+    expect(JSON.stringify(p.params)).not.toContain('hunter2');
   }
   return rs.problems;
 }
@@ -57,7 +59,13 @@ describe('Include is confined to the rule-set folder', () => {
     const root = ruleSet({ [RULE_FILE]: `SecAction "id:901001,phase:1,pass,nolog"\nInclude ${target}\n` });
     const problems = await problemsOf(root);
     expect(problems).toEqual([
-      { file: join(root, RULE_FILE), line: 2, message: expect.stringMatching(/outside the rule-set folder/) as string },
+      {
+        file: join(root, RULE_FILE),
+        line: 2,
+        message: expect.stringMatching(/outside the rule-set folder/) as string,
+        code: 'include_outside',
+        params: { directive: 'Include', path: target },
+      },
     ]);
   });
 
@@ -114,7 +122,13 @@ describe('data files are confined to the rule-set folder', () => {
     expect(rs.dataFiles.size).toBe(0);
     const problems = await problemsOf(root);
     expect(problems).toEqual([
-      { file: join(root, RULE_FILE), line: 1, message: expect.stringMatching(/outside the rule-set folder/) as string },
+      {
+        file: join(root, RULE_FILE),
+        line: 1,
+        message: expect.stringMatching(/outside the rule-set folder/) as string,
+        code: 'data_file_outside',
+        params: { operator: 'pmFromFile', dataFile: target },
+      },
     ]);
   });
 

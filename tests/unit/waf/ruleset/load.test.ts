@@ -103,12 +103,16 @@ describe('loadRuleSet problems carry file and line', () => {
       {
         file: join(root, 'rules', 'REQUEST-901-INITIALIZATION.conf'),
         line: 4,
-        message: expect.stringMatching(/unexpected text after the closing quote|unterminated/) as string,
+        message: expect.stringMatching(/unexpected text after the closing quote/) as string,
+        code: 'text_after_quote',
+        params: { in: 'SecRule', column: 24, text: 'id:2"' },
       },
       {
         file: join(root, 'rules', 'REQUEST-942-APPLICATION-ATTACK-SQLI.conf'),
         line: 1,
         message: expect.stringMatching(/chain at end of file/) as string,
+        code: 'chain_at_end',
+        params: { rule: '942000', ruleLine: 1 },
       },
     ]);
     expect(ids(rs.directives)).toEqual(['1', '942000']);
@@ -135,7 +139,13 @@ describe('loadRuleSet problems carry file and line', () => {
       file: lfi,
       line: 2,
       message: expect.stringMatching(/data file gone.data not found/) as string,
+      code: 'data_file_missing',
+      params: { operator: 'pmFromFile', dataFile: 'gone.data', path: 'rules/gone.data' },
     });
+    expect(rs.problems.slice(0, 2).map((p) => [p.code, p.params])).toEqual([
+      ['include_missing', { directive: 'Include', path: 'nowhere.conf', resolved: 'rules/nowhere.conf' }],
+      ['duplicate_id', { id: '7', firstFile: 'rules/REQUEST-901-INITIALIZATION.conf', firstLine: 1 }],
+    ]);
   });
 
   it('reports an Include loop instead of recursing forever', async () => {
@@ -148,10 +158,20 @@ describe('loadRuleSet problems carry file and line', () => {
   it('reports a folder that is not a rule set', async () => {
     const rs = await loadRuleSet(join(scratch, 'does-not-exist'));
     expect(rs.problems).toEqual([
-      { file: join(scratch, 'does-not-exist'), line: 0, message: expect.stringMatching(/does not exist/) as string },
+      {
+        file: join(scratch, 'does-not-exist'),
+        line: 0,
+        message: expect.stringMatching(/does not exist/) as string,
+        code: 'folder_missing',
+        params: {},
+      },
     ]);
     const empty = tree('empty', { 'README.md': 'nothing' });
-    expect((await loadRuleSet(empty)).problems[0]?.message).toMatch(/no REQUEST-\*\.conf rule files/);
+    expect((await loadRuleSet(empty)).problems[0]).toMatchObject({
+      message: expect.stringMatching(/no REQUEST-\*\.conf rule files/) as string,
+      code: 'no_rule_files',
+      params: { folder: '.' },
+    });
   });
 });
 
