@@ -4,7 +4,7 @@
  * acknowledged write; a store that will not open says why and what to do.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -180,6 +180,17 @@ describe('durability and opening', () => {
     expect(viaIndex).toBe(records.length);
     await store.close();
   }, 60_000);
+
+  it('says when its files are damaged, and how to recover, without touching them', async () => {
+    const store = await LogStore.open(dir);
+    store.append('access:s1', record(1, T0));
+    await store.close();
+    const current = join(dir, 'logs', 'CURRENT');
+    await writeFile(current, 'MANIFEST-999999\n');
+    await expect(LogStore.open(dir)).rejects.toThrow(/cannot be opened .*move the folder aside/);
+    // Nothing was deleted or rewritten: the operator still has the files to recover from.
+    expect(await readFile(current, 'utf8')).toBe('MANIFEST-999999\n');
+  });
 
   it('says when another process holds the store, and what to do', async () => {
     const first = await LogStore.open(dir);
