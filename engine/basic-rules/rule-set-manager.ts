@@ -17,6 +17,7 @@ import {
   type LoadOptions,
   type RuleLevel,
   type RuleSet,
+  type ProblemParams,
   parseSecLang,
 } from '#engine/waf';
 import { checkReleaseContent, downloadRelease, shownUrl, type RuleSetDownloadFailure } from './crs-fetch.ts';
@@ -29,10 +30,17 @@ import {
   type CrsPins,
 } from './crs-releases.ts';
 
+/**
+ * A rule-set problem: `code` (the WAF's parse, load or archive codes, or this module's
+ * `no_rule_set_found`, `no_rules_folder`, `no_scoring_rules`, `load_failed`) and `params` say what
+ * it is for a console; `message` says it in English for logs.
+ */
 export interface RuleSetProblem {
   file: string;
   line: number;
   message: string;
+  code: string;
+  params: ProblemParams;
 }
 
 export interface RuleSetStatus {
@@ -49,7 +57,14 @@ export interface RuleSetStatus {
   /** Rules left out when the set was compiled; the rest runs. */
   problems: RuleSetProblem[];
   /** The last load that failed; the previous set kept running. */
-  lastError: { message: string; file: string | null; line: number | null; at: number } | null;
+  lastError: {
+    message: string;
+    file: string | null;
+    line: number | null;
+    at: number;
+    code: string;
+    params: ProblemParams;
+  } | null;
   /** The last download of a CRS release (null: none since the engine started). */
   download: RuleSetDownloadJob | null;
 }
@@ -143,9 +158,23 @@ function hidePaths(text: string, root: string): string {
   return text.split(root.endsWith(sep) ? root : root + sep).join('');
 }
 
+/** The same for each text parameter of a problem. */
+function hideParamPaths(params: ProblemParams, root: string): ProblemParams {
+  return Object.fromEntries(
+    Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? hidePaths(v, root) : v]),
+  );
+}
+
+/** Where a set without rules came from, for a console to name it: a folder, or an upload. */
+function sourceParams(record: RuleSetSourceRecord): ProblemParams {
+  return record.source === 'uploaded' ? { source: 'uploaded' } : { source: 'dir', dir: labelOf(record) };
+}
+
 class LoadFailure extends Error {
   constructor(
     message: string,
+    readonly code: string,
+    readonly params: ProblemParams,
     readonly file: string | null = null,
     readonly line: number | null = null,
   ) {
@@ -370,7 +399,7 @@ export class RuleSetManager {
     const target = join(base, folder);
     try {
       const extracted = await extractArchive(content, fileName, target);
-      if (!extracted.ok) throw new LoadFailure(extracted.error);
+      if (!extracted.ok) throw new LoadFailure(extracted.error, extracted.code, extracted.params);
       const refusal = check ? await check(extracted.value.root) : null;
       if (refusal) {
         await rm(target, { recursive: true, force: true });
@@ -409,6 +438,8 @@ export class RuleSetManager {
       const file = shown(first.file);
       throw new LoadFailure(
         `${file}:${first.line}: ${hidePaths(first.message, ruleSet.root)}${more}`,
+        first.code,
+        { ...hideParamPaths(first.params, ruleSet.root), more: ruleSet.problems.length - 1 },
         file,
         first.line,
       );
@@ -419,6 +450,8 @@ export class RuleSetManager {
     if (!levels.some((r) => r.scoring)) {
       throw new LoadFailure(
         `${label}: no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules were found`,
+        'no_scoring_rules',
+        sourceParams(record),
       );
     }
     const settings = this.#deps.waf;
@@ -466,6 +499,8 @@ export class RuleSetManager {
       file: shown(p.file),
       line: p.line,
       message: hidePaths(p.message, ruleSet.root),
+      code: p.code,
+      params: hideParamPaths(p.params, ruleSet.root),
     }));
     this.#lastError = null;
     this.#deps.logger.info(
@@ -487,6 +522,8 @@ export class RuleSetManager {
       if (!found) {
         throw new LoadFailure(
           `No Core Rule Set found at ${DEBIAN_LOCATION.dir}: install the modsecurity-crs package, set a rule-set directory or upload a CRS release archive`,
+          'no_rule_set_found',
+          { dir: DEBIAN_LOCATION.dir },
         );
       }
       return found;
@@ -494,6 +531,8 @@ export class RuleSetManager {
     if (!existsSync(join(record.dir, 'rules'))) {
       throw new LoadFailure(
         `${labelOf(record)}: has no rules/ folder (expected a CRS release: crs-setup.conf.example and rules/*.conf)`,
+        'no_rules_folder',
+        sourceParams(record),
       );
     }
     if (resolve(record.dir) === DEBIAN_LOCATION.dir) {
@@ -505,9 +544,16 @@ export class RuleSetManager {
   }
 
   #fail(error: unknown): LoadFailure {
-    const failure =
-      error instanceof LoadFailure ? error : new LoadFailure(error instanceof Error ? error.message : String(error));
-    this.#lastError = { message: failure.message, file: failure.file, line: failure.line, at: this.#deps.clock.now() };
+    const message = error instanceof Error ? error.message : String(error);
+    const failure = error instanceof LoadFailure ? error : new LoadFailure(message, 'load_failed', { error: message });
+    this.#lastError = {
+      message: failure.message,
+      file: failure.file,
+      line: failure.line,
+      at: this.#deps.clock.now(),
+      code: failure.code,
+      params: failure.params,
+    };
     return failure;
   }
 
@@ -515,12 +561,19 @@ export class RuleSetManager {
     if (error instanceof RampartError) return error;
     const failure = this.#fail(error);
     const kept = this.#current ? ' The previous rule set keeps running.' : '';
+    // The problem's own parameters first: the names below (where, what, whether the old set runs) win.
     return new RampartError(
       'VALIDATION_FAILED',
       `${field}: the rule set cannot be loaded: ${failure.message}.${kept}`,
       {
         field,
-        params: failure.line === null ? {} : { file: failure.file ?? '', line: failure.line },
+        params: {
+          ...failure.params,
+          reason: 'rule_set',
+          problem: failure.code,
+          kept: this.#current !== null,
+          ...(failure.line === null ? {} : { file: failure.file ?? '', line: failure.line }),
+        },
       },
     );
   }

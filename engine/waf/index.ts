@@ -19,6 +19,7 @@ import { TRANSFORMATIONS } from '#engine/waf/transformations';
 import { compileRuleSet, GROUPS, Transaction, type GroupId, type GroupSetting } from '#engine/waf/engine';
 
 export type { WafOutcome, WafRequest, WafResponse, MatchedRule, Directive, ParseProblem } from './types.ts';
+export { PARSE_PROBLEM_CODES, type ParseProblemCode, type ProblemParams } from './problems.ts';
 export { GROUPS, type GroupId, type GroupSetting } from '#engine/waf/engine';
 export {
   compileCustomRules,
@@ -41,6 +42,7 @@ export {
   RULE_GROUPS,
 } from '#engine/waf/ruleset';
 export type {
+  ArchiveProblemCode,
   GroupLevelCount,
   InstalledRuleSet,
   LoadOptions,

@@ -42,6 +42,18 @@ export const ruleSetDownloadJob = z.object({
 });
 export type RuleSetDownloadJobView = z.infer<typeof ruleSetDownloadJob>;
 
+/**
+ * What a rule-set problem is, for the console to word it: `code` (unknown_operator, include_missing,
+ * archive_corrupt, no_rules_folder, ...) and its parameters; `message` is the engine's English.
+ */
+const ruleSetProblemCode = {
+  code: z.string().optional().describe('what the problem is (a parse, load or archive code)'),
+  params: z
+    .record(z.string(), z.union([z.string(), z.number()]))
+    .optional()
+    .describe("the problem's parameters (operator, variable, path, count, ...)"),
+};
+
 export const ruleSetStatus = z.object({
   state: z.enum(['loaded', 'missing']),
   source: z.enum(['configured', 'detected', 'uploaded']).nullable(),
@@ -50,9 +62,15 @@ export const ruleSetStatus = z.object({
   version: z.string().nullable(),
   ruleCount: z.number(),
   loadedAt: z.number().nullable(),
-  problems: z.array(z.object({ file: z.string(), line: z.number(), message: z.string() })),
+  problems: z.array(z.object({ file: z.string(), line: z.number(), message: z.string(), ...ruleSetProblemCode })),
   lastError: z
-    .object({ message: z.string(), file: z.string().nullable(), line: z.number().nullable(), at: z.number() })
+    .object({
+      message: z.string(),
+      file: z.string().nullable(),
+      line: z.number().nullable(),
+      at: z.number(),
+      ...ruleSetProblemCode,
+    })
     .nullable(),
   download: ruleSetDownloadJob.nullable(),
 });

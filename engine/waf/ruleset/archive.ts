@@ -10,6 +10,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { crc32, gunzipSync, inflateRawSync } from 'node:zlib';
+import type { ProblemParams } from '../problems.ts';
 
 export const MAX_ENTRIES = 5000;
 export const MAX_BYTES = 100 * 1024 * 1024;
@@ -21,14 +22,55 @@ export interface ExtractedArchive {
   files: string[];
 }
 
-export type ExtractResult = { ok: true; value: ExtractedArchive } | { ok: false; error: string };
+/** Why an archive was refused: the English sentence, and its code and parameters for a console. */
+export interface ArchiveRefusal {
+  error: string;
+  code: ArchiveProblemCode;
+  params: ProblemParams;
+}
+
+export const ARCHIVE_PROBLEM_CODES = [
+  'archive_unreadable',
+  'archive_no_rule_set',
+  'archive_entry_escapes',
+  'archive_unpack_failed',
+  'archive_file_and_folder',
+  'archive_not_gzip',
+  'archive_type',
+  'archive_too_big',
+  'archive_entry_nul',
+  'archive_absolute_path',
+  'archive_traversal',
+  'archive_too_many_entries',
+  'archive_corrupt',
+  'archive_link',
+  'archive_entry_type',
+  'archive_zip64',
+  'archive_encrypted',
+  'archive_compression',
+] as const;
+export type ArchiveProblemCode = (typeof ARCHIVE_PROBLEM_CODES)[number];
+
+export type ExtractResult = { ok: true; value: ExtractedArchive } | ({ ok: false } & ArchiveRefusal);
 
 interface Entry {
   path: string;
   data: Buffer;
 }
 
-class Refused extends Error {}
+class Refused extends Error {
+  constructor(
+    readonly code: ArchiveProblemCode,
+    readonly params: ProblemParams,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function refusal(fileName: string, code: ArchiveProblemCode, params: ProblemParams, message: string): ExtractResult {
+  return { ok: false, error: `${fileName}: ${message}`, code, params: { archive: fileName, ...params } };
+}
 
 /** Extracts `buffer` (named `fileName`, whose ending picks the format) into `targetDir`. */
 export async function extractArchive(buffer: Buffer, fileName: string, targetDir: string): Promise<ExtractResult> {
@@ -37,19 +79,24 @@ export async function extractArchive(buffer: Buffer, fileName: string, targetDir
     entries = readArchive(buffer, fileName);
     checkLayout(entries);
   } catch (cause) {
-    if (cause instanceof Refused) return { ok: false, error: `${fileName}: ${cause.message}` };
+    if (cause instanceof Refused) return refusal(fileName, cause.code, cause.params, cause.message);
     const reason = cause instanceof Error ? cause.message : String(cause);
-    return { ok: false, error: `${fileName}: not a readable archive (${reason})` };
+    return refusal(fileName, 'archive_unreadable', { error: reason }, `not a readable archive (${reason})`);
   }
   const root = findRuleSetRoot(entries.map((e) => e.path));
   if (root === null) {
-    return { ok: false, error: `${fileName}: no rule set inside (expected a rules/ folder with REQUEST-*.conf files)` };
+    return refusal(
+      fileName,
+      'archive_no_rule_set',
+      {},
+      'no rule set inside (expected a rules/ folder with REQUEST-*.conf files)',
+    );
   }
   const target = resolve(targetDir);
   for (const e of entries) {
     const path = resolve(target, e.path);
     if (!path.startsWith(target + sep))
-      return { ok: false, error: `${fileName}: entry ${e.path} leaves the target folder` };
+      return refusal(fileName, 'archive_entry_escapes', { name: e.path }, `entry ${e.path} leaves the target folder`);
   }
   try {
     await mkdir(target, { recursive: true });
@@ -60,7 +107,7 @@ export async function extractArchive(buffer: Buffer, fileName: string, targetDir
     }
   } catch (cause) {
     const reason = cause instanceof Error && 'code' in cause ? String(cause.code) : 'write failed';
-    return { ok: false, error: `${fileName}: could not be unpacked (${reason})` };
+    return refusal(fileName, 'archive_unpack_failed', { error: reason }, `could not be unpacked (${reason})`);
   }
   return { ok: true, value: { root: root === '' ? target : join(target, root), files: entries.map((e) => e.path) } };
 }
@@ -78,7 +125,12 @@ function checkLayout(entries: readonly Entry[]): void {
     for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join('/'));
   }
   for (const folder of folders) {
-    if (files.has(folder)) throw new Refused(`${folder} is both a file and a folder in the archive`);
+    if (files.has(folder))
+      throw new Refused(
+        'archive_file_and_folder',
+        { name: folder },
+        `${folder} is both a file and a folder in the archive`,
+      );
   }
 }
 
@@ -87,29 +139,36 @@ export function readArchive(buffer: Buffer, fileName: string): Entry[] {
   const lower = fileName.toLowerCase();
   if (lower.endsWith('.zip')) return readZip(buffer);
   if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz')) {
-    if (buffer[0] !== 0x1f || buffer[1] !== 0x8b) throw new Refused('not gzip data');
+    if (buffer[0] !== 0x1f || buffer[1] !== 0x8b) throw new Refused('archive_not_gzip', {}, 'not gzip data');
     return readTar(gunzip(buffer));
   }
   if (lower.endsWith('.tar')) return readTar(buffer);
-  throw new Refused('unsupported archive type (use .tar.gz, .tgz, .tar or .zip)');
+  throw new Refused('archive_type', {}, 'unsupported archive type (use .tar.gz, .tgz, .tar or .zip)');
 }
 
 function gunzip(buffer: Buffer): Buffer {
   try {
     return gunzipSync(buffer, { maxOutputLength: MAX_BYTES + 1024 * 1024 });
   } catch (cause) {
-    if (cause instanceof RangeError) throw new Refused(`unpacks to more than ${MAX_BYTES / 1024 / 1024} MB`);
+    if (cause instanceof RangeError)
+      throw new Refused(
+        'archive_too_big',
+        { maxMb: MAX_BYTES / 1024 / 1024 },
+        `unpacks to more than ${MAX_BYTES / 1024 / 1024} MB`,
+      );
     throw cause;
   }
 }
 
 /** Checks and normalises an entry name; returns null for a directory entry. */
 function safePath(raw: string): string | null {
-  if (raw.includes('\0')) throw new Refused(`entry name with a NUL byte: ${JSON.stringify(raw)}`);
+  if (raw.includes('\0'))
+    throw new Refused('archive_entry_nul', { name: raw }, `entry name with a NUL byte: ${JSON.stringify(raw)}`);
   const name = raw.replace(/\\/g, '/');
-  if (name.startsWith('/') || /^[A-Za-z]:/.test(name)) throw new Refused(`absolute path ${raw}`);
+  if (name.startsWith('/') || /^[A-Za-z]:/.test(name))
+    throw new Refused('archive_absolute_path', { name: raw }, `absolute path ${raw}`);
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
-  if (parts.includes('..')) throw new Refused(`path traversal in ${raw}`);
+  if (parts.includes('..')) throw new Refused('archive_traversal', { name: raw }, `path traversal in ${raw}`);
   if (parts.length === 0 || name.endsWith('/')) return null;
   return parts.join('/');
 }
@@ -120,8 +179,14 @@ class Budget {
   add(size: number): void {
     this.entries++;
     this.bytes += size;
-    if (this.entries > MAX_ENTRIES) throw new Refused(`more than ${MAX_ENTRIES} entries`);
-    if (this.bytes > MAX_BYTES) throw new Refused(`unpacks to more than ${MAX_BYTES / 1024 / 1024} MB`);
+    if (this.entries > MAX_ENTRIES)
+      throw new Refused('archive_too_many_entries', { max: MAX_ENTRIES }, `more than ${MAX_ENTRIES} entries`);
+    if (this.bytes > MAX_BYTES)
+      throw new Refused(
+        'archive_too_big',
+        { maxMb: MAX_BYTES / 1024 / 1024 },
+        `unpacks to more than ${MAX_BYTES / 1024 / 1024} MB`,
+      );
   }
 }
 
@@ -138,12 +203,13 @@ function readTar(tar: Buffer): Entry[] {
   while (offset + 512 <= tar.length) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((b) => b === 0)) break;
-    if (!checksumOk(header)) throw new Refused(`bad tar header checksum at offset ${offset}`);
+    if (!checksumOk(header))
+      throw new Refused('archive_corrupt', { offset }, `bad tar header checksum at offset ${offset}`);
     const size = tarNumber(header.subarray(124, 136));
     const type = String.fromCharCode(header[156] ?? 0);
     const dataStart = offset + 512;
     const dataEnd = dataStart + size;
-    if (dataEnd > tar.length) throw new Refused('truncated tar data');
+    if (dataEnd > tar.length) throw new Refused('archive_corrupt', {}, 'truncated tar data');
     const data = tar.subarray(dataStart, dataEnd);
     offset = dataStart + Math.ceil(size / 512) * 512;
     budget.add(size);
@@ -163,14 +229,18 @@ function readTar(tar: Buffer): Entry[] {
     const name = paxPath ?? longName ?? (prefix ? `${prefix}/${short}` : short);
     longName = null;
     paxPath = null;
-    if (type === '2') throw new Refused(`symbolic link ${name}`);
-    if (type === '1') throw new Refused(`hard link ${name}`);
+    if (type === '2') throw new Refused('archive_link', { name }, `symbolic link ${name}`);
+    if (type === '1') throw new Refused('archive_link', { name }, `hard link ${name}`);
     if (type === '5') {
       safePath(name);
       continue;
     }
     if (type !== '0' && type !== '\0' && type !== '7')
-      throw new Refused(`unsupported entry type ${JSON.stringify(type)} for ${name}`);
+      throw new Refused(
+        'archive_entry_type',
+        { name, type },
+        `unsupported entry type ${JSON.stringify(type)} for ${name}`,
+      );
     const path = safePath(name);
     if (path !== null) out.push({ path, data: Buffer.from(data) });
   }
@@ -235,13 +305,16 @@ function readZip(zip: Buffer): Entry[] {
   const eocd = findEocd(zip);
   const count = zip.readUInt16LE(eocd + 10);
   const cdOffset = zip.readUInt32LE(eocd + 16);
-  if (count === 0xffff || cdOffset === 0xffffffff) throw new Refused('ZIP64 archives are not supported');
-  if (count > MAX_ENTRIES) throw new Refused(`more than ${MAX_ENTRIES} entries`);
+  if (count === 0xffff || cdOffset === 0xffffffff)
+    throw new Refused('archive_zip64', {}, 'ZIP64 archives are not supported');
+  if (count > MAX_ENTRIES)
+    throw new Refused('archive_too_many_entries', { max: MAX_ENTRIES }, `more than ${MAX_ENTRIES} entries`);
   const out: Entry[] = [];
   const budget = new Budget();
   let p = cdOffset;
   for (let n = 0; n < count; n++) {
-    if (p + 46 > zip.length || zip.readUInt32LE(p) !== CENTRAL) throw new Refused('corrupt central directory');
+    if (p + 46 > zip.length || zip.readUInt32LE(p) !== CENTRAL)
+      throw new Refused('archive_corrupt', {}, 'corrupt central directory');
     const madeBy = zip.readUInt16LE(p + 4) >> 8;
     const flags = zip.readUInt16LE(p + 8);
     const method = zip.readUInt16LE(p + 10);
@@ -262,7 +335,7 @@ function readZip(zip: Buffer): Entry[] {
     // bits without a type (some zip writers) are an ordinary file.
     const type = mode & S_IFMT;
     if (madeBy === 3 && type !== 0 && type !== S_IFREG && type !== S_IFDIR) {
-      throw new Refused(`${type === 0o120000 ? 'symbolic link' : 'special file'} ${name}`);
+      throw new Refused('archive_link', { name }, `${type === 0o120000 ? 'symbolic link' : 'special file'} ${name}`);
     }
     if (madeBy === 3 && type === S_IFDIR) {
       safePath(name);
@@ -270,11 +343,11 @@ function readZip(zip: Buffer): Entry[] {
     }
     const path = safePath(name);
     if (path === null) continue;
-    if ((flags & 1) !== 0) throw new Refused(`encrypted entry ${name}`);
+    if ((flags & 1) !== 0) throw new Refused('archive_encrypted', { name }, `encrypted entry ${name}`);
     if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
-      throw new Refused(`corrupt local header for ${name}`);
+      throw new Refused('archive_corrupt', { name }, `corrupt local header for ${name}`);
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-    if (start + compressed > zip.length) throw new Refused(`truncated data for ${name}`);
+    if (start + compressed > zip.length) throw new Refused('archive_corrupt', { name }, `truncated data for ${name}`);
     const raw = zip.subarray(start, start + compressed);
     let data: Buffer;
     if (method === 0) data = Buffer.from(raw);
@@ -282,12 +355,19 @@ function readZip(zip: Buffer): Entry[] {
       try {
         data = inflateRawSync(raw, { maxOutputLength: Math.max(size, 1) });
       } catch (cause) {
-        if (cause instanceof RangeError) throw new Refused(`${name} unpacks to more than it declares`);
+        if (cause instanceof RangeError)
+          throw new Refused('archive_corrupt', { name }, `${name} unpacks to more than it declares`);
         throw cause;
       }
-    } else throw new Refused(`compression method ${method} of ${name} is not supported (stored or deflate only)`);
-    if (data.length !== size) throw new Refused(`${name}: size ${data.length} differs from the declared ${size}`);
-    if (crc32(data) >>> 0 !== crc) throw new Refused(`${name}: CRC mismatch`);
+    } else
+      throw new Refused(
+        'archive_compression',
+        { name, method },
+        `compression method ${method} of ${name} is not supported (stored or deflate only)`,
+      );
+    if (data.length !== size)
+      throw new Refused('archive_corrupt', { name }, `${name}: size ${data.length} differs from the declared ${size}`);
+    if (crc32(data) >>> 0 !== crc) throw new Refused('archive_corrupt', { name }, `${name}: CRC mismatch`);
     out.push({ path, data });
   }
   return out;
@@ -296,7 +376,7 @@ function readZip(zip: Buffer): Entry[] {
 function findEocd(zip: Buffer): number {
   const min = Math.max(0, zip.length - 22 - 0xffff);
   for (let i = zip.length - 22; i >= min; i--) if (zip.readUInt32LE(i) === EOCD) return i;
-  throw new Refused('not a zip file (no end of central directory)');
+  throw new Refused('archive_corrupt', {}, 'not a zip file (no end of central directory)');
 }
 
 // ------------------------------------------------------------------------------------------------

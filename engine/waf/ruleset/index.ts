@@ -9,6 +9,6 @@ export type { LoadOptions, RuleSet } from './load.ts';
 export { detectRuleSetDir, DEBIAN_LOCATION } from './detect.ts';
 export type { InstalledRuleSet, RuleSetLocation } from './detect.ts';
 export { extractArchive, readArchive, findRuleSetRoot, MAX_ENTRIES, MAX_BYTES } from './archive.ts';
-export type { ExtractedArchive, ExtractResult } from './archive.ts';
+export type { ArchiveProblemCode, ArchiveRefusal, ExtractedArchive, ExtractResult } from './archive.ts';
 export { RULE_GROUPS, groupOf, ruleLevels, countGroupLevels, attributableRuleIds } from './groups.ts';
 export type { RuleGroup, RuleLevel, ParanoiaLevel, GroupLevelCount } from './groups.ts';

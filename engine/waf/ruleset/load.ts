@@ -293,7 +293,7 @@ async function include(d: Directive & { kind: 'config' }, state: LoadState, stac
         line: d.line,
         message: `${d.name} ${arg}: ${state.display(f)} includes itself`,
         code: 'include_loop',
-        params: { directive: d.name, path: arg, file: state.display(f) },
+        params: { directive: d.name, path: arg, included: state.display(f) },
       });
       continue;
     }

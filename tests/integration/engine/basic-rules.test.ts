@@ -362,15 +362,34 @@ describe('basic rules with CRS 3.3.4', () => {
     const file = join(broken, 'rules', 'REQUEST-942-APPLICATION-ATTACK-SQLI.conf');
     const text = await readFile(file, 'utf8');
     await writeFile(file, `${text}\nSecRule ARGS "@rx unclosed\n`);
-    const res = await admin.request<{ error: { field: string; message: string } }>('PUT', '/rule-set', { dir: broken });
+    const res = await admin.request<{ error: { field: string; message: string; params: Record<string, unknown> } }>(
+      'PUT',
+      '/rule-set',
+      { dir: broken },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.field).toBe('dir');
     expect(res.body.error.message).toMatch(/REQUEST-942-APPLICATION-ATTACK-SQLI\.conf:\d+/);
     expect(res.body.error.message).toMatch(/previous rule set keeps running/);
-    const status = await admin.request<{ state: string; source: string; lastError: { file: string; line: number } }>(
-      'GET',
-      '/rule-set',
-    );
+    // The problem as a code with its parameters, for the console to say in its own language.
+    expect(res.body.error.params).toMatchObject({
+      reason: 'rule_set',
+      problem: 'unterminated_quote',
+      in: 'SecRule',
+      quote: 'double',
+      column: 14,
+      more: 0,
+      kept: true,
+      file: 'rules/REQUEST-942-APPLICATION-ATTACK-SQLI.conf',
+    });
+    const status = await admin.request<{
+      state: string;
+      source: string;
+      lastError: { file: string; line: number; code: string; params: Record<string, unknown> };
+    }>('GET', '/rule-set');
+    expect(status.body.lastError.code).toBe('unterminated_quote');
+    expect(status.body.lastError.params).toEqual({ in: 'SecRule', quote: 'double', column: 14, more: 0 });
+    expect(res.body.error.params.line).toBe(status.body.lastError.line);
     // The failing file is named relative to the rule-set folder, not by its host path.
     expect(status.body).toMatchObject({
       state: 'loaded',
@@ -412,7 +431,12 @@ describe('basic rules with CRS 3.3.4', () => {
       contentBase64: Buffer.from('not an archive').toString('base64'),
     });
     expect(garbage.status).toBe(400);
-    expect(garbage.body).toMatchObject({ error: { field: 'fileName' } });
+    expect(garbage.body).toMatchObject({
+      error: {
+        field: 'fileName',
+        params: { reason: 'rule_set', problem: 'archive_not_gzip', archive: 'coreruleset.tar.gz' },
+      },
+    });
     expect(
       (await admin.request('POST', '/rule-set/upload', { fileName: 'rules.rar', contentBase64: 'AAAA' })).status,
     ).toBe(400);

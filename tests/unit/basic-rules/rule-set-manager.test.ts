@@ -28,16 +28,27 @@ describe('rule-set manager without an installed rule set', () => {
     const status = m.status();
     expect(status).toMatchObject({ state: 'missing', source: null, ruleCount: 0, version: null });
     expect(status.lastError?.message).toMatch(/modsecurity-crs/);
+    expect(status.lastError).toMatchObject({
+      code: 'no_rule_set_found',
+      params: { dir: '/usr/share/modsecurity-crs' },
+    });
     expect(m.current).toBeNull();
   });
 
   it('refuses auto-detection and a folder without rules with a field error, and stays missing', async () => {
     const m = manager(() => null);
     await m.start();
+    const refusals = [];
     for (const attempt of [() => m.useDir(null), () => m.useDir(join(dir, 'nowhere'))]) {
       const error = await attempt().catch((e: unknown) => e);
       expect(isRampartError(error) && error.code === 'VALIDATION_FAILED' && error.field === 'dir').toBe(true);
+      if (isRampartError(error)) refusals.push(error.params);
     }
+    // Each says what went wrong as a code with parameters; nothing runs, so nothing is kept.
+    expect(refusals).toEqual([
+      { reason: 'rule_set', problem: 'no_rule_set_found', kept: false, dir: '/usr/share/modsecurity-crs' },
+      { reason: 'rule_set', problem: 'no_rules_folder', kept: false, source: 'dir', dir: join(dir, 'nowhere') },
+    ]);
     expect(m.status().state).toBe('missing');
     expect(store.data.ruleSet).toEqual({ source: 'auto', dir: null });
   });

@@ -177,6 +177,7 @@ describe('extractArchive', () => {
     bad[30 + 'rules/REQUEST-901-X.conf'.length] = 0x41;
     const result = await extractArchive(bad, 'a.zip', target());
     expect(!result.ok && result.error).toMatch(/CRC mismatch/);
+    expect(!result.ok && result.code).toBe('archive_corrupt');
   });
 
   it('refuses a name that is both a file and a folder, before writing anything', async () => {
@@ -194,6 +195,8 @@ describe('extractArchive', () => {
       expect(result).toEqual({
         ok: false,
         error: `${name}: crs/rules/extra is both a file and a folder in the archive`,
+        code: 'archive_file_and_folder',
+        params: { archive: name, name: 'crs/rules/extra' },
       });
       expect(existsSync(dir)).toBe(false);
     }
