@@ -236,10 +236,11 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   const errorAnswer = (error: unknown): VerdictAnswer => {
     const known = error instanceof RampartError ? error : new RampartError('INTERNAL', 'Internal error');
     if (!(error instanceof RampartError)) logger.error({ err: error }, 'verdict failed');
-    // nginx's auth_request reads 401 as "reload" and 403 as "block": any failure but a wrong key or
-    // an unknown site is a 500, whatever the shared table says of its code.
-    const status =
-      known.code === 'ACCESS_KEY_INVALID' || known.code === 'SITE_UNKNOWN' ? HTTP_STATUS_OF[known.code] : 500;
+    // nginx's auth_request reads 401 as "reload" and 403 as "block", and answers anything else with
+    // a 500 of its own. So every failure but an unknown site is a 500 here, a wrong Access Key too: a
+    // gateway with a stale key must fail where its operator sees it (nginx's error log names the
+    // status), not send every visitor to the reload page, which would loop for ever.
+    const status = known.code === 'SITE_UNKNOWN' ? HTTP_STATUS_OF[known.code] : 500;
     return { status, json: JSON.stringify(errorBody(known)) };
   };
   const verdictAnswer = (headers: Headers, method: string, peer: string, body: Buffer | undefined): VerdictAnswer => {

@@ -75,12 +75,15 @@ const tokenFor = (site: string, ip = '198.51.100.20', bot = false) =>
   tokens.issue({ siteId: site, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 60, ip, bot });
 
 describe('gateway verdicts (nginx auth_request)', () => {
-  it('refuses an unknown site and a wrong Access Key with 4xx', async () => {
+  it('refuses an unknown site (404) and a wrong Access Key (500: nginx would read 401 as "send to reload")', async () => {
     const unknown = await verdict({ site: 'site_nope' });
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: 'SITE_UNKNOWN' } });
-    expect((await verdict({ site: siteIds.block, key: 'wrong' })).status).toBe(401);
-    expect((await verdict({ site: siteIds.block, key: '' })).status).toBe(401);
+    for (const key of ['wrong', '']) {
+      const refused = await verdict({ site: siteIds.block, key });
+      expect(refused.status).toBe(500);
+      expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'ACCESS_KEY_INVALID' } });
+    }
   });
 
   it('sends a client without a token to the reload response: 401 with TOKEN_MISS', async () => {

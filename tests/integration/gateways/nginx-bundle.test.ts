@@ -10,7 +10,7 @@ import type { SiteRecord } from '#engine/config-store';
 import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { NGINX, TestNginx } from '../../support/nginx.ts';
-import { ADD_REQUEST_ID, REQUEST_ID_HEADER, freeUdpPort, pointAccessLogAt, recordOf } from './access-log-support.ts';
+import { ADD_REQUEST_ID, REQUEST_ID_HEADER, freeUdpPort, expectAccessLogAt, recordOf } from './access-log-support.ts';
 
 // The plugin bundle as nginx reads it: no warning from nginx -t, user text that cannot add
 // directives, and heads as large as nginx accepts answered with a verdict.
@@ -128,7 +128,7 @@ beforeAll(async () => {
   const res = await fetch(`${engine.url}/api/v1/sites/${siteId}/plugin`, { headers: { cookie: admin.cookie ?? '' } });
   expect(res.status).toBe(200);
   const folder = await unpack('bundle', Buffer.from(await res.arrayBuffer()));
-  await pointAccessLogAt(folder, logPort);
+  await expectAccessLogAt(folder, logPort);
   // The same site, as if its stored name carried directives (stored before names were validated).
   const record: SiteRecord = { ...created.body, name: INJECTION };
   const hostile = await unpack(

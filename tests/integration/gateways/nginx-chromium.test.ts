@@ -11,7 +11,7 @@ import { nginxLogFormat } from '#engine/gateways';
 import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { TestNginx } from '../../support/nginx.ts';
-import { ADD_REQUEST_ID, REQUEST_ID_HEADER, freeUdpPort, pointAccessLogAt, recordOf } from './access-log-support.ts';
+import { ADD_REQUEST_ID, REQUEST_ID_HEADER, freeUdpPort, expectAccessLogAt, recordOf } from './access-log-support.ts';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -45,7 +45,7 @@ async function bundle(siteId: string): Promise<string> {
   await writeFile(file, Buffer.from(await res.arrayBuffer()));
   execFileSync('tar', ['xzf', file, '-C', dir]);
   const folder = join(dir, `rampart-nginx-${siteId}`);
-  await pointAccessLogAt(folder, logPort);
+  await expectAccessLogAt(folder, logPort);
   return folder;
 }
 

@@ -385,7 +385,7 @@ describe('verdict connections', () => {
     conn.close();
   });
 
-  it('answers errors as JSON: unknown site 404, wrong key 401', async () => {
+  it('answers errors as JSON: unknown site 404, wrong key 500 (nginx would read 401 as "reload")', async () => {
     const conn = new Conn();
     conn.write(verdictHead([], { site: 'no-such-site' }) + verdictHead([], { key: 'wrong' }));
     const unknown = await conn.next();
@@ -393,7 +393,7 @@ describe('verdict connections', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(unknown.body)).toMatchObject({ error: { code: 'SITE_UNKNOWN', field: 'X-Rampart-Site' } });
-    expect(wrongKey.status).toBe(401);
+    expect(wrongKey.status).toBe(500);
     expect(JSON.parse(wrongKey.body)).toMatchObject({ error: { code: 'ACCESS_KEY_INVALID' } });
     conn.close();
   });
