@@ -94,18 +94,27 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
       ? [
           431,
           'Request Header Fields Too Large',
-          new RampartError('PAYLOAD_TOO_LARGE', 'headers: are too large', { field: 'headers' }),
+          new RampartError('PAYLOAD_TOO_LARGE', 'headers: are too large', {
+            field: 'headers',
+            params: { reason: 'headers_too_large' },
+          }),
         ]
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [
             408,
             'Request Timeout',
-            new RampartError('VALIDATION_FAILED', 'request: did not arrive in time', { field: 'request' }),
+            new RampartError('VALIDATION_FAILED', 'request: did not arrive in time', {
+              field: 'request',
+              params: { reason: 'request_timeout' },
+            }),
           ]
         : [
             400,
             'Bad Request',
-            new RampartError('VALIDATION_FAILED', 'request: is not a valid HTTP request', { field: 'request' }),
+            new RampartError('VALIDATION_FAILED', 'request: is not a valid HTTP request', {
+              field: 'request',
+              params: { reason: 'bad_http_request' },
+            }),
           ];
   const payload = JSON.stringify(body(refusal));
   const headers = Object.entries({
@@ -134,12 +143,21 @@ function allowedMethods(patterns: ReadonlyMap<string, ReadonlySet<string>>): (pa
   return (path) => matchers.find((m) => m.re.test(path))?.allow ?? [];
 }
 
+/** The longest path parameter the router takes (ids, names); longer ones are refused with 414. */
+const MAX_PARAM_LENGTH = 200;
+
 /** The router's own refusals (a path that does not percent-decode, a path parameter over maxParamLength). */
 function answerRouterError(error: FastifyError, reply: FastifyReply): void {
   const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
   const refusal = tooLong
-    ? new RampartError('VALIDATION_FAILED', 'path: a path parameter is longer than 200 characters', { field: 'path' })
-    : new RampartError('VALIDATION_FAILED', 'path: is not a valid URL path (bad percent-encoding)', { field: 'path' });
+    ? new RampartError('VALIDATION_FAILED', `path: a path parameter is longer than ${MAX_PARAM_LENGTH} characters`, {
+        field: 'path',
+        params: { reason: 'path_param_too_long', max: MAX_PARAM_LENGTH },
+      })
+    : new RampartError('VALIDATION_FAILED', 'path: is not a valid URL path (bad percent-encoding)', {
+        field: 'path',
+        params: { reason: 'bad_percent_encoding' },
+      });
   void reply
     .headers({ ...SECURITY_HEADERS, 'Cache-Control': 'no-store' })
     .status(tooLong ? 414 : 400)
@@ -168,7 +186,7 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     trustProxy: options.trustProxy ?? false,
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     return503OnClosing: true,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler: answerClientError,
     frameworkErrors: (error, _request, reply) => {
       answerRouterError(error, reply);
@@ -202,26 +220,44 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     const fastifyError = error as { code?: string; statusCode?: number; message?: string };
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? BODY_LIMIT;
-      return reply
-        .status(413)
-        .send(body(new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${limit} bytes`, { field: 'body' })));
+      return reply.status(413).send(
+        body(
+          new RampartError('PAYLOAD_TOO_LARGE', `body: must be at most ${limit} bytes`, {
+            field: 'body',
+            params: { reason: 'body_too_large', max: limit },
+          }),
+        ),
+      );
     }
     if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply
-        .status(415)
-        .send(
-          body(new RampartError('VALIDATION_FAILED', 'body: Content-Type must be application/json', { field: 'body' })),
-        );
+      return reply.status(415).send(
+        body(
+          new RampartError('VALIDATION_FAILED', 'body: Content-Type must be application/json', {
+            field: 'body',
+            params: { reason: 'content_type_json' },
+          }),
+        ),
+      );
     }
     if (fastifyError.code?.startsWith('FST_ERR_CTP_') || error instanceof SyntaxError) {
-      return reply
-        .status(400)
-        .send(body(new RampartError('INVALID_JSON', 'body: is not valid JSON', { field: 'body' })));
+      return reply.status(400).send(
+        body(
+          new RampartError('INVALID_JSON', 'body: is not valid JSON', {
+            field: 'body',
+            params: { reason: 'invalid_json' },
+          }),
+        ),
+      );
     }
     if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-      return reply
-        .status(fastifyError.statusCode)
-        .send(body(new RampartError('VALIDATION_FAILED', 'request: is not a valid request', { field: 'request' })));
+      return reply.status(fastifyError.statusCode).send(
+        body(
+          new RampartError('VALIDATION_FAILED', 'request: is not a valid request', {
+            field: 'request',
+            params: { reason: 'bad_request' },
+          }),
+        ),
+      );
     }
     deps.logger.error({ err: error, url: request.url }, 'unexpected error');
     return reply.status(500).send(body(new RampartError('INTERNAL', 'Internal error; the engine log has the details')));
