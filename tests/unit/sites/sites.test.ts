@@ -155,7 +155,7 @@ describe('sites', () => {
   });
 });
 
-describe('schema migrations 1 -> 2 -> 3 -> 4', () => {
+describe('schema migrations 1 -> 2 -> 3 -> 4 -> 5', () => {
   it('adds sites, the global configuration, the signing secret and the basic rules to a version-1 document', async () => {
     const v1 = {
       schemaVersion: 1,
@@ -167,8 +167,9 @@ describe('schema migrations 1 -> 2 -> 3 -> 4', () => {
     };
     await writeFile(join(dir, CONFIG_FILE_NAME), JSON.stringify(v1));
     const store = await ConfigStore.open(dir, clock);
-    expect(store.data.schemaVersion).toBe(4);
+    expect(store.data.schemaVersion).toBe(5);
     expect(store.data.gateway).toEqual({ advertisedAddress: '' });
+    expect(store.data.storage.retentionDays.access).toBe(30);
     expect(store.data.sites).toEqual([]);
     expect(store.data.ruleSet).toEqual({ source: 'auto', dir: null });
     expect(store.data.basicRules).toEqual({});
