@@ -149,6 +149,46 @@ describe('the console in Simplified Chinese', () => {
     }
     await visit(`/rules?site=${siteId}&tab=anti-bot`, '/rules anti-bot');
 
+    // Log Management > Search with records (one that did not parse), its dialogs and panels.
+    const now = Date.now();
+    for (let i = 0; i < 30; i++) {
+      engine.logStore.append(`access:${siteId}`, {
+        _timestamp: now - i * 60_000,
+        src_ip: `192.0.2.${i % 3}`,
+        status: i % 5 === 0 ? 403 : 200,
+        guard_status: i % 5 === 0 ? 'OWASP' : 'PASS',
+      });
+    }
+    engine.logStore.append(`access:${siteId}`, {
+      _timestamp: now - 90_000,
+      parsed: 0,
+      reason: '必要字段不允许为空: src_ip',
+    });
+    await engine.logStore.flush();
+    await visit(`/logs/search?log=${encodeURIComponent(`access:${siteId}`)}`, '/logs/search');
+    await page.getByTestId('add-filter').click();
+    await check('add filter dialog');
+    await closeDialog();
+    await page.getByTestId('time-picker').click();
+    await check('time picker');
+    await page.getByTestId('quick-all').click();
+    await page.getByTestId('expand-row').first().click();
+    await page.getByTestId('record-detail').waitFor();
+    await check('/logs/search with a record open');
+    await page.getByTestId('surrounding').click();
+    await page.getByTestId('surrounding-self').waitFor();
+    await check('surrounding records dialog');
+    await closeDialog();
+    await page.getByTestId('log-query').fill('status:(403');
+    await page.getByTestId('log-query').press('Enter');
+    await page.getByTestId('query-error').waitFor();
+    await check('/logs/search with a query syntax error');
+    await visit(`/logs/search?log=${encodeURIComponent(`detection:${siteId}`)}`, '/logs/search of an empty log');
+    await visit('/enterprise/storage');
+    await page.getByTestId('purge-log').first().click();
+    await check('purge dialog');
+    await closeDialog();
+
     await visit('/no-such-page');
 
     await page.getByTestId('account-menu').click();
@@ -174,6 +214,9 @@ describe('the console in Simplified Chinese', () => {
     expect(await page.getByTestId('page-forbidden').textContent()).toContain(zhCN['forbidden.title']);
     await visit('/enterprise/accounts', '/enterprise/accounts as a guest');
     expect(await page.getByTestId('page-forbidden').count()).toBe(1);
+    await visit(`/logs/search?log=${encodeURIComponent(`access:${siteId}`)}`, '/logs/search as a guest');
+    await visit('/enterprise/storage', '/enterprise/storage as a guest');
+    expect(await page.getByTestId('page-forbidden').count()).toBe(1);
     await visit('/no-such-page', '/no-such-page as a guest');
     expect(await page.getByTestId('page-not-found').count()).toBe(1);
 
@@ -181,7 +224,8 @@ describe('the console in Simplified Chinese', () => {
     if (process.env.RAMPART_ZH_REPORT) console.log(`Latin texts seen:\n${report}`);
     expect(findings.map((f) => `${f.where}: "${f.text}" (${f.key})`)).toEqual([]);
     expect(requests.outside(engine.url)).toEqual([]);
-  });
+    // Every page and dialog is checked after it settles (about 3 s each): more than the default 120 s.
+  }, 240_000);
 });
 
 describe('the console of edition A in Simplified Chinese', () => {
@@ -240,6 +284,8 @@ describe('the console of edition A in Simplified Chinese', () => {
       `/config/sites/${id}`,
       '/config/sites/global',
       `/rules?site=${id}`,
+      `/logs/search?log=${encodeURIComponent(`access:${id}`)}`,
+      '/enterprise/storage',
       '/no-such-page',
     ]) {
       await page.goto(`${engine.url}${path}`);
