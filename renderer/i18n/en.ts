@@ -3,9 +3,11 @@
  * parameters as {name}. Error codes of the engine are translated under `error.<CODE>`.
  */
 import { logsEn } from './logs.en.ts';
+import { engineDetailsEn } from './engine-details.en.ts';
 
 export const en = {
   ...logsEn,
+  ...engineDetailsEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

@@ -1,9 +1,11 @@
 /** 控制台的简体中文文本。键与 en.ts 完全相同（类型保证）。 */
 import type { Messages } from './en.ts';
 import { logsZhCN } from './logs.zh-CN.ts';
+import { engineDetailsZhCN } from './engine-details.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
+  ...engineDetailsZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',
