@@ -16,7 +16,7 @@ export const engineDetailsEn = {
   'detail.content_type_json': 'must be sent as application/json (Content-Type)',
   'detail.invalid_json': 'is not valid JSON',
   'detail.bad_request': 'is not a valid request',
-  'detail.regexInvalidKind': 'is not a valid regular expression: {detail}',
+  'detail.regexInvalidKind': 'is not a valid regular expression ({detail})',
   'detail.regex.unterminated_group': 'a group is not closed',
   'detail.regex.unmatched_paren': 'a ) has no matching (',
   'detail.regex.escape_at_end': 'the pattern ends with \\',

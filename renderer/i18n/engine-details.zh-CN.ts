@@ -15,7 +15,7 @@ export const engineDetailsZhCN: Record<keyof typeof engineDetailsEn, string> = {
   'detail.content_type_json': '必须以 application/json（Content-Type）发送',
   'detail.invalid_json': '不是有效的 JSON',
   'detail.bad_request': '不是有效的请求',
-  'detail.regexInvalidKind': '不是有效的正则表达式：{detail}',
+  'detail.regexInvalidKind': '不是有效的正则表达式（{detail}）',
   'detail.regex.unterminated_group': '分组未闭合',
   'detail.regex.unmatched_paren': ') 没有匹配的 (',
   'detail.regex.escape_at_end': '模式以 \\ 结尾',

@@ -1,14 +1,19 @@
 /**
  * The detail of an engine refusal as a catalogue key and its parameters, so the console says it in
  * its own language. The engine sends a code with parameters (zod's issue code and bounds, or a
- * `reason`) and an English sentence for logs; where it sends no parameters yet, a known sentence is
- * read for them. Pure: the caller translates with `t`. Null when nothing is known: the caller shows
- * the engine's sentence.
+ * `reason`: a regex error's `kind`, a rule-set problem's `problem` code, a server refusal) and an
+ * English sentence for logs; where it sends no parameters yet, a known sentence is read for them.
+ * Pure: the caller translates with `t`. Null when nothing is known: the caller shows the engine's
+ * sentence.
  */
 export type DetailParams = Readonly<Record<string, string | number | boolean>>;
 export interface Detail {
   key: `detail.${string}`;
   params: Record<string, string | number>;
+  /** A detail said inside this one: its text is this one's `{detail}` parameter. */
+  inner?: Detail;
+  /** Said instead when this one cannot be (a key the catalogue lacks: a newer engine's code). */
+  fallback?: Detail;
 }
 
 const str = (value: string | number | boolean | undefined): string => (value === undefined ? '' : String(value));
@@ -51,10 +56,7 @@ function fromIssue(params: DetailParams): Detail | null {
 
 /** Known sentences of the engine (without the field and line they start with), read for parameters. */
 const SENTENCES: readonly [RegExp, (m: RegExpExecArray) => Detail][] = [
-  [
-    /^is not a valid regular expression \((.*)\)$/s,
-    (m) => ({ key: 'detail.regexInvalid', params: { error: str(m[1]) } }),
-  ],
+  [/^is not a valid regular expression \((.*)\)$/s, (m) => regexDetail({ error: str(m[1]) })],
   [/^uses a construct that cannot run in linear time\b/, () => ({ key: 'detail.regexNotLinear', params: {} })],
   [
     /^must not contain control or bidirectional-formatting characters \((U\+[0-9A-F]+) at position (\d+)\)$/,
@@ -84,22 +86,76 @@ const SENTENCES: readonly [RegExp, (m: RegExpExecArray) => Detail][] = [
 
 /** A reason the engine names in `params.reason`, with the parameters it sent. */
 const REASONS: Readonly<Record<string, `detail.${string}`>> = {
-  regex_invalid: 'detail.regexInvalid',
   not_linear: 'detail.regexNotLinear',
   control_char: 'detail.controlChar',
   lone_surrogate: 'detail.loneSurrogate',
   not_ip: 'detail.notIp',
   prefix_length: 'detail.prefixLength',
   start_slash: 'detail.startSlash',
+  // The console API's own refusals of a request (engine/api/server.ts).
+  headers_too_large: 'detail.headers_too_large',
+  request_timeout: 'detail.request_timeout',
+  bad_http_request: 'detail.bad_http_request',
+  path_param_too_long: 'detail.path_param_too_long',
+  bad_percent_encoding: 'detail.bad_percent_encoding',
+  body_too_large: 'detail.body_too_large',
+  content_type_json: 'detail.content_type_json',
+  invalid_json: 'detail.invalid_json',
+  bad_request: 'detail.bad_request',
 };
+
+/**
+ * An invalid regex: V8's error by its `kind` (engine/shared/user-regex.ts), or V8's own words
+ * (`error`) for a kind this console does not know.
+ */
+function regexDetail(params: Record<string, string | number>): Detail {
+  const words: Detail = { key: 'detail.regexInvalid', params: { ...params, error: str(params.error) } };
+  const kind = params.kind;
+  if (typeof kind !== 'string' || kind === 'other' || !/^[a-z_]+$/.test(kind)) return words;
+  return { key: 'detail.regexInvalidKind', params, inner: { key: `detail.regex.${kind}`, params }, fallback: words };
+}
+
+/** Codes with a variant for an uploaded set (the engine names no folder for it). */
+const UPLOAD_VARIANTS: ReadonlySet<string> = new Set(['no_rules_folder', 'no_scoring_rules']);
+
+/**
+ * One rule-set problem (GET /rule-set's `problems[]` and `lastError`, or a refusal's `problem`):
+ * its code with its parameters, inside the directive it was found in (`in`) when it has one.
+ */
+export function ruleSetProblemDetail(code: string, params: DetailParams): Detail | null {
+  if (!/^[a-z0-9_]+$/.test(code)) return null;
+  const plain = plainParams(params);
+  const key = UPLOAD_VARIANTS.has(code) && plain.source === 'uploaded' ? `${code}.uploaded` : code;
+  const own: Detail = { key: `detail.ruleSetProblem.${key}`, params: plain };
+  return typeof plain.in === 'string' ? { key: 'detail.ruleSetIn', params: { in: plain.in }, inner: own } : own;
+}
+
+/** A refusal of a rule set (PUT /rule-set, the upload): where it failed, and why. */
+function ruleSetDetail(params: Record<string, string | number>, fallback: Detail | null): Detail | null {
+  const problem = ruleSetProblemDetail(str(params.problem), params);
+  if (!problem) return fallback;
+  const at = params.file !== undefined && params.file !== '' && params.line !== undefined;
+  const detail: Detail = at
+    ? {
+        key: 'detail.ruleSetAt',
+        params: { file: str(params.file), line: num(params.line), more: num(params.more ?? 0) },
+        inner: problem,
+      }
+    : { key: 'detail.ruleSetCause', params: {}, inner: problem };
+  return fallback ? { ...detail, fallback } : detail;
+}
+
+function plainParams(params: DetailParams): Record<string, string | number> {
+  const plain: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(params)) plain[k] = typeof v === 'boolean' ? String(v) : v;
+  return plain;
+}
 
 function fromSentence(sentence: string): Detail | null {
   const quoted = /^"((?:[^"\\]|\\.)*)" (.*)$/s.exec(sentence);
   if (quoted) {
     const inner = fromSentence(quoted[2] ?? '');
-    return inner
-      ? { key: 'detail.quoted', params: { ...inner.params, value: quoted[1] ?? '', innerKey: inner.key } }
-      : null;
+    return inner ? { key: 'detail.quoted', params: { value: quoted[1] ?? '' }, inner } : null;
   }
   for (const [pattern, make] of SENTENCES) {
     const match = pattern.exec(sentence);
@@ -113,17 +169,18 @@ function fromSentence(sentence: string): Detail | null {
  * `field: ` and `line N: ` are dropped (the console says them itself).
  */
 export function engineDetail(message: string, field: string | undefined, params: DetailParams): Detail | null {
-  const reasonKey = typeof params.reason === 'string' ? REASONS[params.reason] : undefined;
-  const plain: Record<string, string | number> = {};
-  for (const [k, v] of Object.entries(params)) plain[k] = typeof v === 'boolean' ? String(v) : v;
+  const plain = plainParams(params);
   let sentence = message;
   if (field && sentence.startsWith(`${field}: `)) sentence = sentence.slice(field.length + 2);
   sentence = sentence.replace(/^line \d+: /, '');
-  if (reasonKey) {
+  if (params.reason === 'rule_set') return ruleSetDetail(plain, fromSentence(sentence));
+  const reason = typeof params.reason === 'string' ? params.reason : undefined;
+  const reasonKey = reason === undefined ? undefined : REASONS[reason];
+  const own: Detail | null =
+    reason === 'regex_invalid' ? regexDetail(plain) : reasonKey ? { key: reasonKey, params: plain } : null;
+  if (own) {
     const value = plain.value;
-    return value === undefined
-      ? { key: reasonKey, params: plain }
-      : { key: 'detail.quoted', params: { ...plain, value, innerKey: reasonKey } };
+    return value === undefined ? own : { key: 'detail.quoted', params: { value }, inner: own };
   }
   if (params.code === 'custom' && params.format === 'ip') return { key: 'detail.format.ip', params: {} };
   if (typeof params.code === 'string' && params.code !== 'custom') {
@@ -133,15 +190,17 @@ export function engineDetail(message: string, field: string | undefined, params:
   return fromSentence(sentence);
 }
 
-/** The detail as text: `say` translates one key (null for a key the catalogue lacks). */
+/**
+ * The detail as text: `say` translates one key (null for a key the catalogue lacks). An inner
+ * detail is said first and becomes the outer one's `{detail}`; a detail that cannot be said gives
+ * way to its fallback.
+ */
 export function renderDetail(
   detail: Detail,
   say: (key: string, params: Record<string, string | number>) => string | null,
 ): string | null {
-  const { innerKey, ...params } = detail.params;
-  if (detail.key === 'detail.quoted' && typeof innerKey === 'string') {
-    const inner = say(innerKey, params);
-    return inner === null ? null : say('detail.quoted', { ...params, detail: inner });
-  }
-  return say(detail.key, params);
+  const inner = detail.inner ? renderDetail(detail.inner, say) : undefined;
+  const text =
+    inner === null ? null : say(detail.key, inner === undefined ? detail.params : { ...detail.params, detail: inner });
+  return text ?? (detail.fallback ? renderDetail(detail.fallback, say) : null);
 }

@@ -138,6 +138,32 @@ describe('without a rule set', () => {
   });
 });
 
+describe('custom rule refusals', () => {
+  it('name the field and say why as parameters: the regex error by kind, the length by bound', async () => {
+    const { service } = await setUp('none');
+    const site = await addSite('site_a');
+    const refusal = async (pattern: string): Promise<unknown> =>
+      service
+        .createCustomRule(site.id, {
+          name: 'bad',
+          remark: '',
+          enabled: true,
+          location: 'url',
+          conditions: [{ location: 'url', name: '', pattern }],
+        })
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
+    expect(await refusal('(a')).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'conditions.0.pattern',
+      params: { reason: 'regex_invalid', kind: 'unterminated_group', error: 'Unterminated group' },
+    });
+    expect(await refusal('(a)\\1')).toMatchObject({ params: { reason: 'not_linear' } });
+  });
+});
+
 describe('WAFs are compiled off the verdict path', () => {
   it('a configuration write that does not concern the rules compiles nothing, before or after the next verdicts', async () => {
     const { manager, service } = await setUp('small');

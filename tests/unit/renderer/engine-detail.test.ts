@@ -8,7 +8,10 @@ import {
   zodProblems,
   type FieldProblem,
 } from '#engine/shared';
-import { engineDetail, renderDetail } from '../../../renderer/src/lib/engine-detail.ts';
+import { engineDetail, renderDetail, ruleSetProblemDetail } from '../../../renderer/src/lib/engine-detail.ts';
+import { PARSE_PROBLEM_CODES, patternIssue } from '#engine/waf';
+import { ARCHIVE_PROBLEM_CODES } from '../../../engine/waf/ruleset/archive.ts';
+import { REGEX_ERROR_KINDS, type RegexErrorKind } from '../../../engine/shared/user-regex.ts';
 import { formatMessage } from '../../../renderer/src/lib/message-format.ts';
 import { en } from '../../../renderer/i18n/en.ts';
 import { zhCN } from '../../../renderer/i18n/zh-CN.ts';
@@ -39,6 +42,18 @@ function zodRefusal(schema: ReturnType<typeof plainText>, value: unknown): Field
   return zodProblems(parsed.error, 'name').map((p) => ({ ...p, field: 'name', message: p.message }));
 }
 
+/** A custom rule's pattern refused as the basic-rules service refuses it (field, sentence, parameters). */
+function customRuleRefusal(pattern: string): FieldProblem {
+  const issue = patternIssue(pattern);
+  if (!issue) throw new Error('the engine accepted it');
+  return { field: 'conditions.0.pattern', message: `conditions.0.pattern: ${issue.message}`, params: issue.params };
+}
+
+/** The parameters the engine sends for a regex error of `kind` (each kind is raised for real in tests/unit/shared). */
+function regexParams(kind: RegexErrorKind): Record<string, string> {
+  return { reason: 'regex_invalid', kind, error: 'V8 words' };
+}
+
 /** Latin words of three letters or more, less the names Chinese text keeps (IP, CIDR, Unicode...). */
 const englishWords = (text: string): string[] =>
   (text.match(/[A-Za-z]{3,}/g) ?? []).filter(
@@ -61,9 +76,11 @@ describe('engine refusals in the console language', () => {
   it('says a path regex that is invalid or cannot run in linear time in Chinese', () => {
     const problems = refusal(() => compilePathRegexList(['^/a(', '^/(a)\\1$'], 'pathRegex'));
     const [invalid, notLinear] = problems.map((p) => shown(p, 'zh-CN'));
-    expect(invalid).toMatch(/^“\^\/a\(”不是有效的正则表达式（.+）$/);
+    expect(invalid).toBe('“^/a(”不是有效的正则表达式（分组未闭合）');
+    expect(shown(problems[0]!, 'en')).toBe('"^/a(" is not a valid regular expression (a group is not closed)');
     expect(notLinear).toBe('“^/(a)\\1$”使用了无法在线性时间内运行的结构（不允许反向引用和环视）');
     expect(problems.map((p) => p.params?.reason)).toEqual(['regex_invalid', 'not_linear']);
+    expect(problems[0]!.params?.kind).toBe('unterminated_group');
   });
 
   it('says a list line with a control character, and a path without a leading slash, in Chinese', () => {
@@ -101,6 +118,120 @@ describe('engine refusals in the console language', () => {
       params: { file: 'x.conf', line: 3 },
     };
     expect(shown(problem, 'zh-CN')).toBe('规则集无法加载：unknown operator @foo。之前的规则集继续运行。');
+  });
+
+  it('says each kind of V8 regex error in Chinese, with no English left', () => {
+    for (const kind of REGEX_ERROR_KINDS) {
+      if (kind === 'other') continue;
+      const text = shown(
+        { field: 'pattern', message: 'pattern: is not a valid regular expression (x)', params: regexParams(kind) },
+        'zh-CN',
+      );
+      expect(text, kind).toMatch(/^不是有效的正则表达式（.+）$/);
+      expect(englishWords(text!), kind).toEqual([]);
+    }
+  });
+
+  it("says a custom rule's invalid regex in Chinese from the kind the engine sends", () => {
+    const problem = customRuleRefusal('a{2,1}');
+    expect(problem.params).toMatchObject({ reason: 'regex_invalid', kind: 'quantifier_out_of_order' });
+    expect(shown(problem, 'zh-CN')).toBe('不是有效的正则表达式（量词中的数字顺序颠倒（最小值大于最大值））');
+  });
+
+  it("keeps V8's words for a kind this console does not know", () => {
+    const params = { reason: 'regex_invalid', kind: 'from_a_later_v8', error: 'Something new' };
+    expect(shown({ field: 'pattern', message: 'pattern: x', params }, 'zh-CN')).toBe(
+      '不是有效的正则表达式（Something new）',
+    );
+    const other = { reason: 'regex_invalid', kind: 'other', error: 'Something new' };
+    expect(shown({ field: 'pattern', message: 'pattern: x', params: other }, 'en')).toBe(
+      'is not a valid regular expression (Something new)',
+    );
+  });
+
+  it('says a broken rule file refused by PUT /rule-set in Chinese, from its code and parameters', () => {
+    const problem = {
+      field: 'dir',
+      message: 'dir: the rule set cannot be loaded: rules/x.conf:3: SecRule: unknown operator @foo (and 2 more).',
+      params: {
+        reason: 'rule_set',
+        problem: 'unknown_operator',
+        in: 'SecRule',
+        operator: 'foo',
+        more: 2,
+        kept: true,
+        file: 'rules/x.conf',
+        line: 3,
+      },
+    };
+    expect(shown(problem, 'zh-CN')).toBe('规则集无法加载：rules/x.conf:3：SecRule：未知操作符 @foo（另有 2 个问题）。');
+    expect(shown(problem, 'en')).toBe(
+      'the rule set cannot be loaded: rules/x.conf:3: SecRule: unknown operator @foo (and 2 more problems).',
+    );
+    expect(shown({ ...problem, params: { ...problem.params, more: 0 } }, 'en')).toBe(
+      'the rule set cannot be loaded: rules/x.conf:3: SecRule: unknown operator @foo.',
+    );
+  });
+
+  it('says an archive refused by the upload, and a folder without rules, in Chinese', () => {
+    const archive = {
+      field: 'fileName',
+      message: 'fileName: the rule set cannot be loaded: crs.tar.gz: not gzip data.',
+      params: { reason: 'rule_set', problem: 'archive_not_gzip', archive: 'crs.tar.gz', kept: false },
+    };
+    expect(shown(archive, 'zh-CN')).toBe('规则集无法加载：crs.tar.gz：不是 gzip 数据。');
+    const uploaded = { reason: 'rule_set', problem: 'no_rules_folder', source: 'uploaded', kept: false };
+    expect(shown({ field: 'fileName', message: 'x', params: uploaded }, 'zh-CN')).toBe(
+      '规则集无法加载：上传的规则集中没有 rules/ 文件夹（应为 CRS 发布包：crs-setup.conf.example 和 rules/*.conf）。',
+    );
+  });
+
+  it("falls back to the engine's sentence for a rule-set problem code this console does not know", () => {
+    const problem = {
+      field: 'dir',
+      message: 'dir: the rule set cannot be loaded: something new.',
+      params: { reason: 'rule_set', problem: 'something_new' },
+    };
+    expect(shown(problem, 'zh-CN')).toBe('规则集无法加载：something new。');
+  });
+
+  it('has a Chinese text for every rule-set problem code the engine reports', () => {
+    const codes = [...PARSE_PROBLEM_CODES, ...ARCHIVE_PROBLEM_CODES, 'no_rule_set_found', 'no_rules_folder'];
+    for (const code of [...codes, 'no_scoring_rules', 'load_failed']) {
+      const detail = ruleSetProblemDetail(code, {});
+      const text = detail && renderDetail(detail, (key) => (Object.hasOwn(zhCN, key) ? 'x' : null));
+      expect(text, code).toBe('x');
+    }
+  });
+
+  it("says the console API's own request refusals in Chinese", () => {
+    const cases: [FieldProblem, string][] = [
+      [
+        { field: 'request', message: 'request: did not arrive in time', params: { reason: 'request_timeout' } },
+        '未能及时到达',
+      ],
+      [
+        {
+          field: 'path',
+          message: 'path: a path parameter is longer than 200 characters',
+          params: { reason: 'path_param_too_long', max: 200 },
+        },
+        '包含超过 200 个字符的路径参数',
+      ],
+      [
+        {
+          field: 'body',
+          message: 'body: Content-Type must be application/json',
+          params: { reason: 'content_type_json' },
+        },
+        '必须以 application/json（Content-Type）发送',
+      ],
+      [
+        { field: 'request', message: 'request: is not a valid HTTP request', params: { reason: 'bad_http_request' } },
+        '不是有效的 HTTP 请求',
+      ],
+    ];
+    for (const [problem, text] of cases) expect(shown(problem, 'zh-CN')).toBe(text);
   });
 
   it('leaves an unknown sentence to the engine (null), never a wrong translation', () => {
