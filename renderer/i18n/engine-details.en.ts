@@ -61,19 +61,22 @@ export const engineDetailsEn = {
   'detail.ruleSetProblem.chain_at_end':
     'the rule at line {ruleLine} has chain, but no SecRule follows before the end of the file',
   'detail.ruleSetProblem.missing_id': '{directive} has no id action (every rule needs id:N)',
-  'detail.ruleSetProblem.action_list_arguments': '{directive} takes one argument, the action list (got {count})',
+  'detail.ruleSetProblem.action_list_arguments':
+    '{directive} takes one argument, the action list ({count, plural, one {got # argument} other {got # arguments}})',
   'detail.ruleSetProblem.action_chain': 'SecAction cannot start a chain',
   'detail.ruleSetProblem.default_action_phase': 'SecDefaultAction needs a phase action',
-  'detail.ruleSetProblem.marker_arguments': 'SecMarker takes one argument, the label (got {count})',
+  'detail.ruleSetProblem.marker_arguments':
+    'SecMarker takes one argument, the label ({count, plural, one {got # argument} other {got # arguments}})',
   'detail.ruleSetProblem.missing_argument': '{directive} needs an argument',
   'detail.ruleSetProblem.update_target_arguments':
-    '{directive} takes 2 or 3 arguments (rule, "targets"[, "replacement"]), got {count}',
-  'detail.ruleSetProblem.update_action_arguments': '{directive} takes 2 arguments (id, "actions"), got {count}',
+    '{directive} takes 2 or 3 arguments (rule, "targets"[, "replacement"]), {count, plural, one {got # argument} other {got # arguments}}',
+  'detail.ruleSetProblem.update_action_arguments':
+    '{directive} takes 2 arguments (id, "actions"), {count, plural, one {got # argument} other {got # arguments}}',
   'detail.ruleSetProblem.bad_id_range': '{directive}: "{value}" is neither an id nor a range (N-M)',
   'detail.ruleSetProblem.rule_missing_variables': 'SecRule is missing its variables, operator and actions',
   'detail.ruleSetProblem.rule_missing_operator': 'SecRule {variables} is missing its operator',
   'detail.ruleSetProblem.rule_extra_arguments':
-    'SecRule has {count} arguments, expected 3 (variables "operator" "actions"): extra "{extra}"',
+    'SecRule has {count, plural, one {# argument} other {# arguments}}, expected 3 (variables "operator" "actions"): extra "{extra}"',
   'detail.ruleSetProblem.missing_operator': 'missing operator (empty string)',
   'detail.ruleSetProblem.missing_operator_name': 'missing operator name after @ in "{text}"',
   'detail.ruleSetProblem.unknown_operator': 'unknown operator @{operator}',
@@ -97,7 +100,8 @@ export const engineDetailsEn = {
   'detail.ruleSetProblem.no_rule_files': 'no REQUEST-*.conf rule files in {folder}',
   'detail.ruleSetProblem.file_outside': '{path} leads outside the rule-set folder (a symbolic link?) and was not read',
   'detail.ruleSetProblem.file_unreadable': 'cannot read {path} ({error})',
-  'detail.ruleSetProblem.include_arguments': '{directive} takes one path, got {count}',
+  'detail.ruleSetProblem.include_arguments':
+    '{directive} takes one path, {count, plural, one {got # argument} other {got # arguments}}',
   'detail.ruleSetProblem.include_too_deep': '{directive} {path}: includes nest deeper than {max} levels (a loop?)',
   'detail.ruleSetProblem.include_outside':
     '{directive} {path}: outside the rule-set folder (only its own files can be included)',
