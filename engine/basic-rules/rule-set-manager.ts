@@ -276,7 +276,10 @@ export class RuleSetManager {
   upload(fileName: string, content: Buffer): Promise<RuleSetStatus> {
     return this.#serial(async () => {
       if (content.length === 0)
-        throw new RampartError('VALIDATION_FAILED', 'contentBase64: the archive is empty', { field: 'contentBase64' });
+        throw new RampartError('VALIDATION_FAILED', 'contentBase64: the archive is empty', {
+          field: 'contentBase64',
+          params: { code: 'too_small', origin: 'string', minimum: 1 },
+        });
       if (content.length > MAX_UPLOAD_BYTES) {
         throw new RampartError(
           'PAYLOAD_TOO_LARGE',
