@@ -4,9 +4,11 @@
  * engine's filter JSON (searchLogs `filter`) and as query text (the live tail takes only a query).
  * Pure: the page reads and writes the router's query string with these.
  */
-import type { CallInput, LogView, searchLogs } from './contracts.ts';
+import type { z } from 'zod';
+import type { LogView, searchLogs } from './contracts.ts';
 
-type SearchBody = NonNullable<CallInput<typeof searchLogs>['body']>;
+/** The search body as the engine reads it (its filter tree typed, not the schema's `unknown` input). */
+type SearchBody = z.output<typeof searchLogs.body>;
 export type TimeRange = SearchBody['range'];
 export type Filter = NonNullable<SearchBody['filter']>;
 export type RelativeRange = Extract<TimeRange, { last: unknown }>['last'];

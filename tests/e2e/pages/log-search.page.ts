@@ -32,10 +32,10 @@ export class LogSearchPage {
     const results = this.page.getByTestId('search-results');
     const before = fresh || (await results.count()) === 0 ? 0 : Number(await results.getAttribute('data-search'));
     await action();
-    await this.page.waitForFunction((n) => {
-      const el = document.querySelector('[data-testid="search-results"]');
-      return el !== null && Number(el.getAttribute('data-search')) > n && el.getAttribute('aria-busy') === 'false';
-    }, before);
+    // Searches are counted up from 1 on each page load, so a new one is any other number, settled.
+    await this.page
+      .locator(`[data-testid="search-results"][aria-busy="false"]:not([data-search="${before}"])`)
+      .waitFor();
   }
 
   hitCount() {
