@@ -236,6 +236,45 @@ describe('log search and storage, edition B', () => {
     await page.getByTestId('tail-on').waitFor({ state: 'detached' });
   });
 
+  it('exports the result as NDJSON and CSV in the chosen columns', async () => {
+    const fetched = async (item: string): Promise<{ name: string; text: string }> => {
+      await page.getByRole('button', { name: 'Export' }).click();
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('menuitem', { name: item }).click(),
+      ]);
+      const chunks: Buffer[] = [];
+      for await (const chunk of (await file.createReadStream()) as AsyncIterable<Buffer>) chunks.push(chunk);
+      return { name: file.suggestedFilename(), text: Buffer.concat(chunks).toString('utf8') };
+    };
+    const nd = await fetched('Export NDJSON (whole records)');
+    expect(nd.name).toMatch(/\.ndjson$/);
+    const records = nd.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: number });
+    expect(records.length).toBe(await logs.hits());
+    expect(records.every((r) => r.status !== 403)).toBe(true);
+    const csv = await fetched('Export CSV (chosen columns)');
+    expect(csv.name).toMatch(/\.csv$/);
+    expect(csv.text.split('\r\n')[0]).toBe('_timestamp,src_ip,request,status,guard_status,user_agent');
+  });
+
+  it('saves a search and opens it again with its whole state', async () => {
+    const saved = page.url();
+    await page.getByRole('button', { name: 'Saved searches' }).click();
+    await page.getByRole('menuitem', { name: 'Save search…' }).click();
+    await page.locator('#saved-name').fill('Refused recently');
+    await page.locator('#saved-name').press('Enter');
+    await page.getByText('Saved “Refused recently”').waitFor();
+    await logs.quickSelect('15m');
+    expect(page.url()).not.toBe(saved);
+    await page.getByRole('button', { name: 'Saved searches' }).click();
+    await logs.searching(() => page.getByRole('menuitem', { name: 'Refused recently', exact: true }).click());
+    expect(page.url()).toBe(saved);
+    expect(await logs.hits()).toBe(75);
+  });
+
   it("opens a site's access log from the site list", async () => {
     await page.goto(`${engine.url}/config/sites`);
     const row = page.locator('tr[data-site="Blog"]');
