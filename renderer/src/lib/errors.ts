@@ -3,7 +3,7 @@
  * translated, the field named by its label, and rate limits say why and when to retry.
  */
 import { ApiError, NETWORK_ERROR } from './api.ts';
-import { engineDetail, renderDetail } from './engine-detail.ts';
+import { engineDetail, renderDetail, ruleSetProblemDetail, type DetailParams } from './engine-detail.ts';
 import { isMessageKey, t } from './i18n.svelte.ts';
 
 export function fieldLabel(field: string | undefined): string {
@@ -26,6 +26,17 @@ export function detailText(error: ApiError): string {
   const detail = engineDetail(error.message, error.field, error.params);
   const text = detail ? renderDetail(detail, (key, params) => (isMessageKey(key) ? t(key, params) : null)) : null;
   return text || detailOf(error);
+}
+
+/** A rule-set problem (GET /rule-set's problems and lastError) in the console's language: by its code, else the engine's words. */
+export function ruleSetProblemText(problem: {
+  code?: string | undefined;
+  params?: DetailParams | undefined;
+  message: string;
+}): string {
+  const detail = problem.code ? ruleSetProblemDetail(problem.code, problem.params ?? {}) : null;
+  const text = detail ? renderDetail(detail, (key, params) => (isMessageKey(key) ? t(key, params) : null)) : null;
+  return text || problem.message;
 }
 
 export function errorMessage(error: unknown): string {
