@@ -132,6 +132,8 @@ export const logsEn = {
   'logs.surrounding.none': 'No records were written just before or after it.',
 
   'logs.tail.label': 'Live tail',
+  'logs.tail.off': 'Off',
+  'logs.tail.onShort': 'On',
   'logs.tail.on': 'Live: new matching records appear at the top.',
   'logs.tail.failed': 'The live tail stopped (the engine closed the connection). Turn it on again to retry.',
 

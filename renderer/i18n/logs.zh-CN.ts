@@ -133,6 +133,8 @@ export const logsZhCN: Record<keyof typeof logsEn, string> = {
   'logs.surrounding.none': '该记录前后没有其他记录。',
 
   'logs.tail.label': '实时跟踪',
+  'logs.tail.off': '关',
+  'logs.tail.onShort': '开',
   'logs.tail.on': '实时：新的匹配记录将显示在顶部。',
   'logs.tail.failed': '实时跟踪已停止（引擎关闭了连接）。请重新打开以重试。',
 
