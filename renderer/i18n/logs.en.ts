@@ -161,6 +161,8 @@ export const logsEn = {
     'Connect a gateway to the site (see its page under Configuration Management): records appear here as soon as it sends traffic.',
   'logs.empty.noMatch.title': 'No records match',
   'logs.empty.noMatch.body': 'Widen the time range (try “All”), or remove filters and query terms.',
+  'logs.empty.unknown.title': 'This log does not exist',
+  'logs.empty.unknown.body': 'No log is named {log}: its site may have been deleted. Choose another log above.',
   'logs.empty.widen': 'Search all time',
   'logs.gated': 'This log needs the {module}, which is not activated. An administrator can import a licence.',
 

@@ -161,6 +161,8 @@ export const logsZhCN: Record<keyof typeof logsEn, string> = {
   'logs.empty.noData.body': '请为站点接入网关（见“配置管理”中的站点页面）：网关发送流量后记录会立即出现在这里。',
   'logs.empty.noMatch.title': '没有匹配的记录',
   'logs.empty.noMatch.body': '请扩大时间范围（可选“全部”），或移除筛选条件和查询条件。',
+  'logs.empty.unknown.title': '该日志不存在',
+  'logs.empty.unknown.body': '没有名为 {log} 的日志：其站点可能已被删除。请在上方选择其他日志。',
   'logs.empty.widen': '检索全部时间',
   'logs.gated': '该日志需要{module}，尚未激活。管理员可以导入许可证。',
 

@@ -275,6 +275,12 @@ describe('log search and storage, edition B', () => {
     expect(await logs.hits()).toBe(75);
   });
 
+  it('says so when the link names a log that does not exist', async () => {
+    await logs.open(engine.url, 'log=access%3Asite_gone&range=all');
+    await page.getByText('This log does not exist').waitFor();
+    expect(await page.getByText('No log is named access:site_gone').count()).toBe(1);
+  });
+
   it("opens a site's access log from the site list", async () => {
     await page.goto(`${engine.url}/config/sites`);
     const row = page.locator('tr[data-site="Blog"]');
