@@ -18,7 +18,13 @@ interface MenuDef {
 /** The console menus of spec 1.6 and their module gating (spec 1.7). */
 const MENUS: readonly MenuDef[] = [
   { id: 'overview', path: '/overview', page: 'overview', built: false },
-  { id: 'logs', path: '/logs', page: 'logs', built: false },
+  {
+    id: 'logs',
+    path: '/logs',
+    page: 'logs',
+    built: true,
+    children: [{ id: 'logs.search', path: '/logs/search', page: 'logs', built: true }],
+  },
   {
     id: 'config',
     path: '/config',
@@ -42,6 +48,7 @@ const MENUS: readonly MenuDef[] = [
       { id: 'enterprise.info', path: '/enterprise/info', page: 'enterprise', built: true },
       { id: 'enterprise.accounts', path: '/enterprise/accounts', page: 'enterprise', built: true },
       { id: 'enterprise.purchases', path: '/enterprise/purchases', page: 'enterprise', built: true },
+      { id: 'enterprise.storage', path: '/enterprise/storage', page: 'enterprise', built: true },
     ],
   },
 ];

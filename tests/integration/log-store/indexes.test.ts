@@ -117,7 +117,10 @@ describe('the log store index', () => {
 describe('retention', () => {
   it('deletes expired records with their index entries and roll-ups, and nothing else', async () => {
     const clock = new ManualClock(T0);
-    const store = await LogStore.open(dir, undefined, { clock, retention: { days: () => ({ access: 30, detection: 7 }) } });
+    const store = await LogStore.open(dir, undefined, {
+      clock,
+      retention: { days: () => ({ access: 30, detection: 7 }) },
+    });
     const old = T0 - 40 * DAY;
     const recent = T0 - 10 * DAY;
     for (let i = 0; i < 300; i++) {
