@@ -269,6 +269,10 @@ export const en = {
   'gateway.source.console': 'set in the console',
   'gateway.source.environment': 'set at start-up with RAMPART_GATEWAY_ADDRESS',
   'gateway.source.detected': 'worked out from the gateway port, which listens on {listening}',
+  'gateway.logPort':
+    "Access records get the response status, bytes sent and request time from nginx's access log, which the plugin sends over UDP to {host}:{port}: allow UDP from this gateway to that port.",
+  'gateway.logPortOff':
+    'The gateway log port is off (RAMPART_GATEWAY_LOG_PORT=0): access records have no response status, bytes sent or request time.',
   'gateway.loopbackWarning':
     'This is a loopback address: only an nginx on this host can use it. For gateways on other hosts, set the address they reach this appliance at.',
   'gateway.setLabel': 'Gateway address (host:port)',

@@ -258,6 +258,10 @@ export const zhCN: Messages = {
   'gateway.source.console': '在控制台中设置',
   'gateway.source.environment': '启动时由 RAMPART_GATEWAY_ADDRESS 设置',
   'gateway.source.detected': '根据网关端口自动得出，该端口监听于 {listening}',
+  'gateway.logPort':
+    '访问记录中的响应状态码、发送字节数和请求耗时来自 nginx 的访问日志，插件通过 UDP 发送到 {host}:{port}：请允许此网关访问该 UDP 端口。',
+  'gateway.logPortOff':
+    '网关日志端口已关闭（RAMPART_GATEWAY_LOG_PORT=0）：访问记录中没有响应状态码、发送字节数和请求耗时。',
   'gateway.loopbackWarning':
     '这是环回地址：只有本机上的 nginx 可以使用。若网关在其他主机上，请设置它们访问本设备所用的地址。',
   'gateway.setLabel': '网关地址（主机:端口）',

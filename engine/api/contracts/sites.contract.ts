@@ -58,6 +58,9 @@ export const gatewayAddressView = z.object({
     .describe('set in the console, given at start-up, or worked out'),
   automatic: z.string().describe('the address used when none is set in the console'),
   listening: z.string().describe('where the gateway API listens'),
+  logPort: z
+    .number()
+    .describe("the UDP port (on the gateway address's host) where plugins send nginx's access-log lines; 0: off"),
 });
 
 export const gatewayAddressInput = z

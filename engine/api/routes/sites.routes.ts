@@ -85,8 +85,11 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
         },
       };
     }),
-    bindRoute(getGatewayAddress, () => sites.gatewayAddress()),
-    bindRoute(setGatewayAddress, async ({ body }) => sites.setGatewayAddress(body.address)),
+    bindRoute(getGatewayAddress, () => ({ ...sites.gatewayAddress(), logPort: deps.gatewayLogPort })),
+    bindRoute(setGatewayAddress, async ({ body }) => ({
+      ...(await sites.setGatewayAddress(body.address)),
+      logPort: deps.gatewayLogPort,
+    })),
     bindRoute(updateSiteAntiBot, async ({ params, body }) => {
       const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = sites.get(params.id);
       return withStatus(sites, await sites.update(params.id, { ...settings, antiBot: body }));

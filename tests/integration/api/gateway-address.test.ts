@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEngine, type TestEngine } from '../../support/engine.ts';
+import { freePort, startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 
 const PASSWORD = 'Kettle#Blue7';
@@ -33,8 +33,12 @@ let user: ApiClient;
 let siteId: string;
 let gatewayPort: string;
 
+/** This engine's gateway log port (test engines each have their own). */
+let LOG_PORT = 0;
+
 beforeAll(async () => {
-  engine = await startTestEngine({ RAMPART_EDITION: 'B' });
+  LOG_PORT = await freePort();
+  engine = await startTestEngine({ RAMPART_EDITION: 'B', RAMPART_GATEWAY_LOG_PORT: String(LOG_PORT) });
   gatewayPort = new URL(engine.gatewayUrl).port;
   admin = new ApiClient(engine.url);
   expect((await admin.setup('administrator@example.com', PASSWORD)).status).toBe(201);
@@ -85,6 +89,7 @@ describe('the gateway address', () => {
       source: 'detected',
       automatic: `127.0.0.1:${gatewayPort}`,
       listening: `127.0.0.1:${gatewayPort}`,
+      logPort: LOG_PORT,
     });
   });
 
@@ -93,6 +98,8 @@ describe('the gateway address', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ address: '192.0.2.10:9081', source: 'console' });
     expect(await bundleFile('rampart-upstream.conf')).toContain('server 192.0.2.10:9081;');
+    // nginx's access-log lines go to the same host, on the engine's gateway log port.
+    expect(await bundleFile('rampart-site.conf')).toContain(`syslog:server=192.0.2.10:${LOG_PORT},`);
     expect(JSON.parse(await bundleFile('config.json'))).toMatchObject({ engine: { address: '192.0.2.10:9081' } });
   });
 
