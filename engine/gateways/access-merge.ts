@@ -19,11 +19,13 @@ export interface HeldRecord {
   time: number;
   /** The record's JSON (`accessRecordJson` without response facts). */
   json: string;
+  /** The record as an object (without intelligence), for the fields the log store indexes. */
+  facets?: Readonly<Record<string, unknown>> | undefined;
 }
 
 export interface AccessMergeOptions {
-  /** Appends a record to the log store. */
-  append(log: string, time: number, json: string): void;
+  /** Appends a record to the log store (`facets`: the record object, so its JSON need not be parsed). */
+  append(log: string, time: number, json: string, facets?: Readonly<Record<string, unknown>>): void;
   /** A monotonic clock in milliseconds (not the record clock: a test's record clock may stand still). */
   now(): number;
   waitMs: number;
@@ -47,6 +49,7 @@ class Entry {
     readonly time: number,
     readonly json: string,
     readonly deadline: number,
+    readonly facets: Readonly<Record<string, unknown>> | undefined,
   ) {}
 }
 
@@ -133,7 +136,10 @@ export class AccessMerge {
       this.counts.evicted++;
     }
     const deadline = this.#options.now() + this.#options.waitMs;
-    this.#pending.set(requestId, new Entry(record.log, record.siteId, record.time, record.json, deadline));
+    this.#pending.set(
+      requestId,
+      new Entry(record.log, record.siteId, record.time, record.json, deadline, record.facets),
+    );
     this.counts.held++;
     this.#arm();
     return true;
@@ -182,7 +188,16 @@ export class AccessMerge {
 
   #write(entry: Entry, response: ResponseFacts | null): void {
     // The record is spliced here, off the verdict's path (a line or a sweep writes it).
-    this.#options.append(entry.log, entry.time, withResponse(entry.json, response));
+    const facets =
+      entry.facets === undefined || response === null
+        ? entry.facets
+        : {
+            ...entry.facets,
+            status: response.status,
+            body_bytes_sent: response.bodyBytesSent,
+            request_time: response.requestTimeSeconds,
+          };
+    this.#options.append(entry.log, entry.time, withResponse(entry.json, response), facets);
   }
 
   #arm(): void {

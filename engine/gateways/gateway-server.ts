@@ -17,7 +17,7 @@ import type { SitesService, CompiledSite } from '#engine/sites';
 import type { LogStore } from '#engine/log-store';
 import {
   decide,
-  accessRecordJson,
+  accessRecordLine,
   header,
   resolveSourceIp,
   accessRecord,
@@ -434,7 +434,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     const { host, port } = deps.gatewayLog;
     const monotonicNow = deps.gatewayLog.monotonicNow ?? (() => performance.now());
     const pending = new AccessMerge({
-      append: (log, time, json) => logStore.appendJson(log, time, json),
+      append: (log, time, json, facets) => logStore.appendJson(log, time, json, facets),
       now: monotonicNow,
       waitMs: deps.gatewayLog.mergeWaitMs ?? DEFAULT_MERGE_WAIT_MS,
       maxPending: deps.gatewayLog.maxPending ?? DEFAULT_MAX_PENDING,
@@ -468,19 +468,28 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   });
 
   /** Appends a request's access record, or holds it for nginx's log line when the plugin bundle will send one. */
-  const write = (site: CompiledSite, facts: RequestFacts, time: number, json: string, viaPlugin: boolean): void => {
+  const write = (
+    site: CompiledSite,
+    facts: RequestFacts,
+    time: number,
+    record: Readonly<Record<string, unknown>>,
+    json: string,
+    viaPlugin: boolean,
+  ): void => {
     const log = accessLogName(site.id);
     if (viaPlugin && merge !== undefined) {
       const id = header(facts.headers, 'x-rampart-request-id');
-      if (id !== undefined && merge.hold(id, { log, siteId: site.id, time, json })) return;
+      if (id !== undefined && merge.hold(id, { log, siteId: site.id, time, json, facets: record })) return;
     }
-    logStore.appendJson(log, time, json);
+    logStore.appendJson(log, time, json, record);
   };
 
   const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict, viaPlugin: boolean): void => {
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
     const time = clock.now();
-    write(site, facts, time, accessRecordJson(site, facts, verdict, time, intel, null), viaPlugin);
+    // The object (without intelligence) goes to the store with its line: the store indexes from it.
+    const record = accessRecord(site, facts, verdict, time, null, null);
+    write(site, facts, time, record, accessRecordLine(record, intel), viaPlugin);
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
@@ -524,7 +533,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       const time = clock.now();
       const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
       const record = { ...accessRecord(site, facts, verdict, time, intel, null), head_bytes: headBytes };
-      write(site, facts, time, JSON.stringify(record), true);
+      write(site, facts, time, record, JSON.stringify(record), true);
       logger.warn({ site: site.id, headBytes, action: verdict.action }, 'verdict head over the size limit');
       return { status: block ? 403 : 204, guard: verdict.guardStatus };
     } catch (error) {

@@ -105,7 +105,16 @@ export function accessRecordJson(
   intel: IntelligenceResult | null,
   response: ResponseFacts | null,
 ): string {
-  const json = JSON.stringify(accessRecord(site, request, verdict, time, null, response));
+  return accessRecordLine(accessRecord(site, request, verdict, time, null, response), intel);
+}
+
+/**
+ * The JSON line of a record made by `accessRecord(..., null, ...)` (without intelligence) with
+ * `intel` as its `_intelligence_result`. The caller keeps the object: the log store reads the fields
+ * it indexes from it instead of parsing the line again.
+ */
+export function accessRecordLine(record: Readonly<Record<string, unknown>>, intel: IntelligenceResult | null): string {
+  const json = JSON.stringify(record);
   if (intel === null) return json;
   let intelJson = intelJsonCache.get(intel);
   if (intelJson === undefined) {
