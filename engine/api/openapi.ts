@@ -137,9 +137,11 @@ export function buildOpenApi(contracts: readonly Contract[], version: string, ed
         route.produces === 'download'
           ? {
               description: 'The file',
-              content: {
-                [route.downloadType ?? 'application/octet-stream']: { schema: { type: 'string', format: 'binary' } },
-              },
+              content: Object.fromEntries(
+                [route.downloadType ?? 'application/octet-stream']
+                  .flat()
+                  .map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+              ),
             }
           : route.produces === 'events'
             ? {

@@ -30,7 +30,7 @@ export interface Contract {
   /** A download answers with a file instead of JSON; events is a server-sent-events stream. */
   produces?: 'json' | 'download' | 'events';
   /** The content type a download answers with, as the OpenAPI document states it (default application/octet-stream). */
-  downloadType?: string;
+  downloadType?: string | readonly string[];
   /** Body fields the service requires in one edition only (the schema cannot say it): stated in that edition's document. */
   requiredInEdition?: Partial<Record<Edition, readonly string[]>>;
   /** Largest request body in bytes, when an operation takes more than the API's default (uploads). */

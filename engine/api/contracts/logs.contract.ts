@@ -190,6 +190,7 @@ export const exportLogs = defineContract({
     })
     .strict(),
   produces: 'download',
+  downloadType: ['text/csv', 'application/x-ndjson'],
 });
 
 export const tailLogs = defineContract({
