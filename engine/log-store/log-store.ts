@@ -247,6 +247,7 @@ interface Block {
   /** Records in it so far. */
   rows: number;
   /** field -> value -> rows holding it. */
+  readonly fields: readonly string[];
   readonly index: Map<string, Map<string, number[]>>;
 }
 
@@ -387,7 +388,17 @@ export class LogStore {
     }
     if (block === undefined) {
       const need = Buffer.byteLength(json) + 1;
-      block = { log, second, buf: this.#buffer(need, this.#busy.has(log)), used: 0, rows: 0, index: new Map() };
+      const extra = this.#extraFields(log);
+      block = {
+        log,
+        second,
+        buf: this.#buffer(need, this.#busy.has(log)),
+        used: 0,
+        rows: 0,
+        // The fields to index, worked out once per block rather than once per record.
+        fields: extra.length === 0 ? INDEXED_FIELDS : [...INDEXED_FIELDS, ...extra],
+        index: new Map(),
+      };
       this.#open.set(log, block);
     }
     if (block.used > 0) block.buf[block.used++] = NEWLINE;
@@ -442,9 +453,7 @@ export class LogStore {
 
   #indexRow(block: Block, record: Readonly<Record<string, unknown>>): void {
     const row = block.rows++;
-    const extra = this.#extraFields(block.log);
-    const fields = extra.length === 0 ? INDEXED_FIELDS : [...INDEXED_FIELDS, ...extra];
-    for (const field of fields) {
+    for (const field of block.fields) {
       const value = record[field];
       if (value === undefined || value === null || value === '') continue;
       for (const item of valuesOf(field, value)) {
@@ -824,10 +833,15 @@ export class LogStore {
     }
   }
 
+  /** Every log with records, with its oldest and newest second (two seeks per log). */
+  async spans(): Promise<{ log: string; oldest: number; newest: number }[]> {
+    await this.flush();
+    return (await this.#trimmer.spans()).map(({ log, oldest, newest }) => ({ log, oldest, newest }));
+  }
+
   /** Every log with records: its oldest and newest second and its approximate size. */
   async logs(): Promise<LogSpanInfo[]> {
-    await this.flush();
-    const spans = await this.#trimmer.spans();
+    const spans = await this.spans();
     return Promise.all(
       spans.map(async (span) => ({
         log: span.log,
