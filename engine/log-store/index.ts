@@ -16,7 +16,7 @@ export type {
   MinuteCounts,
   LogSpanInfo,
 } from './log-store.ts';
-export { recordKey } from './keys.ts';
+export { recordKey, MAX_INDEXED_VALUE } from './keys.ts';
 export {
   INDEXED_FIELDS,
   LIST_FIELDS,

@@ -3,7 +3,7 @@
  * raw JSON line (so most non-matching lines are never parsed), the equality terms an index can
  * drive, and whether the per-minute roll-ups can answer it.
  */
-import { INDEXED_FIELDS, LIST_FIELDS, valuesOf } from '#engine/log-store';
+import { INDEXED_FIELDS, LIST_FIELDS, MAX_INDEXED_VALUE, valuesOf } from '#engine/log-store';
 import { userRegexIssue, userRegexIssueText, type Filter } from '#engine/shared';
 
 export type Row = Readonly<Record<string, unknown>>;
@@ -17,6 +17,8 @@ export interface CompiledFilter {
   indexTerms: { field: string; value: string }[];
   /** Uses only the fields the roll-ups count by (so a histogram can be summed from them). */
   rollupFields: boolean;
+  /** The whole filter is this one equality on an indexed field, whose index entries name exactly its records. */
+  exactIndexTerm: { field: string; value: string } | null;
 }
 
 export class FilterError extends Error {
@@ -188,7 +190,9 @@ function compileTerm(filter: Filter, negated: boolean): Compiled {
 }
 
 export function compileFilter(filter: Filter | null): CompiledFilter {
-  if (filter === null) return { matches: () => true, mayMatch: () => true, indexTerms: [], rollupFields: true };
+  if (filter === null) {
+    return { matches: () => true, mayMatch: () => true, indexTerms: [], rollupFields: true, exactIndexTerm: null };
+  }
   const compiled = compileTerm(filter, false);
   const needs = compiled.needs;
   return {
@@ -196,5 +200,9 @@ export function compileFilter(filter: Filter | null): CompiledFilter {
     mayMatch: needs.length === 0 ? () => true : (line) => needs.every((n) => n.test(line)),
     indexTerms: compiled.terms,
     rollupFields: compiled.rollup,
+    exactIndexTerm:
+      filter.op === 'eq' && INDEXED.has(filter.field) && Buffer.byteLength(String(filter.value)) <= MAX_INDEXED_VALUE
+        ? { field: filter.field, value: String(filter.value) }
+        : null,
   };
 }

@@ -358,13 +358,27 @@ export class SearchService {
       }
       await scanRange(q.from, Math.min(first, q.to));
       if (last > first) await scanRange(Math.max(last, q.from), q.to);
-    } else if (onlyIndexedEquality(input, q.filter)) {
-      // Counting index entries' rows: no block is read.
+    } else if (q.filter.exactIndexTerm) {
+      // Counting index entries' rows: no block is read, but for the seconds the range cuts through.
       source = 'index';
-      const term = q.filter.indexTerms[0]!;
+      const term = q.filter.exactIndexTerm;
+      const firstSecond = Math.floor(q.from / SECOND) * SECOND;
+      const lastSecond = Math.floor((q.to - 1) / SECOND) * SECOND;
       for await (const entry of this.deps.store.indexed(q.log, term.field, term.value, { from: q.from, to: q.to })) {
-        if (entry.second >= Math.floor(q.from / SECOND) * SECOND && entry.second < q.to)
+        const cut =
+          (entry.second === firstSecond && q.from > firstSecond) ||
+          (entry.second === lastSecond && q.to < lastSecond + SECOND);
+        if (!cut) {
           add(entry.second, entry.rows.length);
+          continue;
+        }
+        const lines = await this.deps.store.block(q.log, entry.second, entry.seq);
+        for (const row of entry.rows) {
+          const line = lines?.[row];
+          if (line === undefined) continue;
+          const time = (JSON.parse(line) as Row)._timestamp as number;
+          if (time >= q.from && time < q.to) add(time, 1);
+        }
       }
     } else {
       source = 'scan';
@@ -476,18 +490,6 @@ export class SearchService {
     }
     await run.matches.return(undefined);
   }
-}
-
-/** True when the whole filter is one equality on an indexed field (its index entries count it exactly). */
-function onlyIndexedEquality(input: QueryInput, filter: CompiledFilter): boolean {
-  if (filter.indexTerms.length !== 1) return false;
-  const only = input.filter ?? null;
-  const query = (input.query ?? '').trim();
-  const term = filter.indexTerms[0]!;
-  if (Buffer.byteLength(term.value) > 256) return false;
-  if (only && query) return false;
-  if (only) return only.op === 'eq' && only.field === term.field;
-  return new RegExp(`^${term.field}:("?)${term.value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1$`).test(query);
 }
 
 /** Calls `visit` with each scalar of a record by its dotted path (arrays and list fields item by item). */

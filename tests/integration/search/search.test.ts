@@ -203,6 +203,20 @@ describe('log search', () => {
     }
   });
 
+  it('counts an indexed equality to the millisecond where the range cuts through a second', async () => {
+    const second = T0 + 42_000;
+    for (let ms = 0; ms < 1000; ms += 100)
+      store.append('access:edges', { _timestamp: second + ms, src_ip: '192.0.2.9' });
+    await store.flush();
+    const h = await search.histogram({
+      log: 'access:edges',
+      range: { from: second + 450, to: second + 850 },
+      query: 'src_ip:192.0.2.9',
+    });
+    expect(h.source).toBe('index');
+    expect(h.total).toBe(4); // 500, 600, 700 and 800 ms
+  });
+
   it('searches everything with `all`', async () => {
     const page = await search.search({ log: 'access:s2', range: { all: true } });
     expect(page.records.map((r) => r.record.i)).toEqual([1]);
