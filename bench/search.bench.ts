@@ -7,7 +7,8 @@
  *   search_unindexed_1m_ms      an unindexed filter (user_agent contains) over 1,000,000 records
  *   store_write_records_per_s   appends with index entries and roll-ups (1,000,000 into a fresh store)
  *   raw_*                       the same reads (and writes) with classic-level alone: a range scan
- *                               that parses and tests every record (no index, no roll-ups)
+ *                               that parses and tests every record (no index, no roll-ups, no
+ *                               whole-block test); raw writes put one JSON object per record
  *
  * The 10 M store is built once in RAMPART_BENCH_SEARCH_DIR (default <tmp>/rampart-bench-search-10m)
  * and reused while its marker matches; RAMPART_BENCH_SEARCH_RECORDS changes the size (for a quick run).
@@ -17,13 +18,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import { LogStore, recordKey } from '#engine/log-store';
+import { decodeBlock, LogStore, recordKey } from '#engine/log-store';
 import { SearchService } from '#engine/search';
 import { ManualClock } from '#engine/shared';
 
 const TOTAL = Number(process.env.RAMPART_BENCH_SEARCH_RECORDS ?? 10_000_000);
 const DIR = process.env.RAMPART_BENCH_SEARCH_DIR ?? join(tmpdir(), `rampart-bench-search-${TOTAL}`);
-const GENERATOR = 'v1';
+// v2: blocks of the second format (key names once per block).
+const GENERATOR = 'v2';
 const LOG = 'access:bench-site';
 const BASE = Date.UTC(2026, 0, 1);
 /** The records span three days. */
@@ -165,9 +167,9 @@ async function rawScan(
       const entries = await iterator.nextv(256);
       if (entries.length === 0) return found;
       for (const [, value] of entries) {
-        const lines = value.split('\n');
-        for (let row = lines.length - 1; row >= 0; row--) {
-          const r = JSON.parse(lines[row]!) as Record<string, unknown>;
+        const rows = decodeBlock(value);
+        for (let row = rows.lines.length - 1; row >= 0; row--) {
+          const r = rows.record(row)!;
           if (!test(r)) continue;
           each?.(r);
           if (++found >= stopAfter) return found;

@@ -11,21 +11,20 @@ import { REQUEST_ID } from './gateway-log-line.ts';
  * stop `close()` writes them all; a crash loses at most the records of the last `waitMs`.
  */
 
+/** An access record: `_timestamp` is the verdict time, which it is stored under. */
+export type AccessRecord = Record<string, unknown> & { _timestamp: number };
+
 /** A verdict's record as it would be written, waiting for its response fields. */
 export interface HeldRecord {
   log: string;
   siteId: string;
-  /** The verdict time: the record's `_timestamp` and the time it is stored under. */
-  time: number;
-  /** The record's JSON (`accessRecordJson` without response facts). */
-  json: string;
-  /** The record as an object (without intelligence), for the fields the log store indexes. */
-  facets?: Readonly<Record<string, unknown>> | undefined;
+  /** The record (`accessRecord`): the merge sets its response fields, so it is the merge's from now on. */
+  record: AccessRecord;
 }
 
 export interface AccessMergeOptions {
-  /** Appends a record to the log store (`facets`: the record object, so its JSON need not be parsed). */
-  append(log: string, time: number, json: string, facets?: Readonly<Record<string, unknown>>): void;
+  /** Appends a record to the log store. */
+  append(log: string, record: AccessRecord): void;
   /** A monotonic clock in milliseconds (not the record clock: a test's record clock may stand still). */
   now(): number;
   waitMs: number;
@@ -46,10 +45,8 @@ class Entry {
   constructor(
     readonly log: string,
     readonly siteId: string,
-    readonly time: number,
-    readonly json: string,
+    readonly record: AccessRecord,
     readonly deadline: number,
-    readonly facets: Readonly<Record<string, unknown>> | undefined,
   ) {}
 }
 
@@ -62,41 +59,22 @@ export const DEFAULT_MAX_PENDING = 100_000;
  */
 export const SWEEP_EVERY_MS = 100;
 
-const RESPONSE_SPAN = /^,"status":\d+,"body_bytes_sent":\d+,"request_time":[\d.e+-]+$/;
-
 /**
- * The position of the response fields in a record of `accessRecordJson`: `,"status":` is the first
- * of its kind there (a `"` inside a JSON string is always escaped, so `,"` never occurs in one), and
- * the response fields run up to `,"guard_status":`.
+ * Sets the response fields of `response` on a record, or removes them when it is null (a record
+ * whose line never came says nothing of the answer rather than the verdict's guess).
  */
-function responseSpan(json: string): [number, number] {
-  const start = json.indexOf(',"status":');
-  const end = start < 0 ? -1 : json.indexOf(',"guard_status":', start);
-  return end > start && RESPONSE_SPAN.test(json.slice(start, end)) ? [start, end] : [-1, -1];
-}
-
-/**
- * The record with the response fields of `response`, or without any when it is null: spliced into
- * place in a record of `accessRecordJson`, set on the parsed record of any other shape.
- */
-export function withResponse(json: string, response: ResponseFacts | null): string {
-  const [start, end] = responseSpan(json);
-  if (start < 0) {
-    const record = JSON.parse(json) as Record<string, unknown>;
-    delete record.status;
-    delete record.body_bytes_sent;
-    delete record.request_time;
-    if (response) {
-      record.status = response.status;
-      record.body_bytes_sent = response.bodyBytesSent;
-      record.request_time = response.requestTimeSeconds;
-    }
-    return JSON.stringify(record);
+export function withResponse(record: AccessRecord, response: ResponseFacts | null): AccessRecord {
+  if (response === null) {
+    // Undefined fields are not stored (and, unlike `delete`, leave the object's shape as it is).
+    record.status = undefined;
+    record.body_bytes_sent = undefined;
+    record.request_time = undefined;
+  } else {
+    record.status = response.status;
+    record.body_bytes_sent = response.bodyBytesSent;
+    record.request_time = response.requestTimeSeconds;
   }
-  const fields = response
-    ? `,"status":${response.status},"body_bytes_sent":${response.bodyBytesSent},"request_time":${response.requestTimeSeconds}`
-    : '';
-  return `${json.slice(0, start)}${fields}${json.slice(end)}`;
+  return record;
 }
 
 export class AccessMerge {
@@ -136,10 +114,7 @@ export class AccessMerge {
       this.counts.evicted++;
     }
     const deadline = this.#options.now() + this.#options.waitMs;
-    this.#pending.set(
-      requestId,
-      new Entry(record.log, record.siteId, record.time, record.json, deadline, record.facets),
-    );
+    this.#pending.set(requestId, new Entry(record.log, record.siteId, record.record, deadline));
     this.counts.held++;
     this.#arm();
     return true;
@@ -187,17 +162,7 @@ export class AccessMerge {
   }
 
   #write(entry: Entry, response: ResponseFacts | null): void {
-    // The record is spliced here, off the verdict's path (a line or a sweep writes it).
-    const facets =
-      entry.facets === undefined || response === null
-        ? entry.facets
-        : {
-            ...entry.facets,
-            status: response.status,
-            body_bytes_sent: response.bodyBytesSent,
-            request_time: response.requestTimeSeconds,
-          };
-    this.#options.append(entry.log, entry.time, withResponse(entry.json, response), facets);
+    this.#options.append(entry.log, withResponse(entry.record, response));
   }
 
   #arm(): void {

@@ -17,7 +17,6 @@ import type { SitesService, CompiledSite } from '#engine/sites';
 import type { LogStore } from '#engine/log-store';
 import {
   decide,
-  accessRecordLine,
   header,
   resolveSourceIp,
   accessRecord,
@@ -30,7 +29,7 @@ import {
 } from '#engine/verdict';
 import { serveVerdictConnection, HEAD_LIMIT, type VerdictAnswer } from './verdict-connection.ts';
 import { gatewayTrust, plainAddress } from './gateway-trust.ts';
-import { AccessMerge, DEFAULT_MAX_PENDING, DEFAULT_MERGE_WAIT_MS } from './access-merge.ts';
+import { AccessMerge, DEFAULT_MAX_PENDING, DEFAULT_MERGE_WAIT_MS, type AccessRecord } from './access-merge.ts';
 import { GatewayLogPort, loneAccessRecord } from './gateway-log-port.ts';
 
 /** What the gateway server needs of the intelligence module. */
@@ -434,7 +433,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     const { host, port } = deps.gatewayLog;
     const monotonicNow = deps.gatewayLog.monotonicNow ?? (() => performance.now());
     const pending = new AccessMerge({
-      append: (log, time, json, facets) => logStore.appendJson(log, time, json, facets),
+      append: (log, record) => logStore.append(log, record),
       now: monotonicNow,
       waitMs: deps.gatewayLog.mergeWaitMs ?? DEFAULT_MERGE_WAIT_MS,
       maxPending: deps.gatewayLog.maxPending ?? DEFAULT_MAX_PENDING,
@@ -468,28 +467,19 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   });
 
   /** Appends a request's access record, or holds it for nginx's log line when the plugin bundle will send one. */
-  const write = (
-    site: CompiledSite,
-    facts: RequestFacts,
-    time: number,
-    record: Readonly<Record<string, unknown>>,
-    json: string,
-    viaPlugin: boolean,
-  ): void => {
+  const write = (site: CompiledSite, facts: RequestFacts, record: AccessRecord, viaPlugin: boolean): void => {
     const log = accessLogName(site.id);
     if (viaPlugin && merge !== undefined) {
       const id = header(facts.headers, 'x-rampart-request-id');
-      if (id !== undefined && merge.hold(id, { log, siteId: site.id, time, json, facets: record })) return;
+      if (id !== undefined && merge.hold(id, { log, siteId: site.id, record })) return;
     }
-    logStore.appendJson(log, time, json, record);
+    logStore.append(log, record);
   };
 
   const log = (site: CompiledSite, facts: RequestFacts, verdict: Verdict, viaPlugin: boolean): void => {
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
-    const time = clock.now();
-    // The object (without intelligence) goes to the store with its line: the store indexes from it.
-    const record = accessRecord(site, facts, verdict, time, null, null);
-    write(site, facts, time, record, accessRecordLine(record, intel), viaPlugin);
+    // The store serialises the (frozen, shared) intelligence result once per result object.
+    write(site, facts, accessRecord(site, facts, verdict, clock.now(), intel, null), viaPlugin);
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
@@ -530,10 +520,13 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
         botType: null,
         waf: guarded ? { blocked: block, ruleIds: [], categories: ['oversize-head'], score: 0 } : NO_WAF_MATCH,
       };
-      const time = clock.now();
       const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
-      const record = { ...accessRecord(site, facts, verdict, time, intel, null), head_bytes: headBytes };
-      write(site, facts, time, record, JSON.stringify(record), true);
+      write(
+        site,
+        facts,
+        { ...accessRecord(site, facts, verdict, clock.now(), intel, null), head_bytes: headBytes },
+        true,
+      );
       logger.warn({ site: site.id, headBytes, action: verdict.action }, 'verdict head over the size limit');
       return { status: block ? 403 : 204, guard: verdict.guardStatus };
     } catch (error) {

@@ -16,6 +16,6 @@ export { gatewayTrust, DEFAULT_TRUSTED_GATEWAYS } from './gateway-trust.ts';
 export { parseGatewayLogDatagram, nginxLogFormat, LOG_FORMAT_NAME, LOG_TAG } from './gateway-log-line.ts';
 export type { GatewayLogLine, LineParse } from './gateway-log-line.ts';
 export { AccessMerge, withResponse, DEFAULT_MERGE_WAIT_MS, DEFAULT_MAX_PENDING } from './access-merge.ts';
-export type { HeldRecord, AccessMergeOptions, AccessMergeCounts } from './access-merge.ts';
+export type { AccessRecord, HeldRecord, AccessMergeOptions, AccessMergeCounts } from './access-merge.ts';
 export { GatewayLogPort, loneAccessRecord, DEFAULT_GATEWAY_LOG_PORT } from './gateway-log-port.ts';
 export type { GatewayLogPortOptions, GatewayLogCounts } from './gateway-log-port.ts';

@@ -17,6 +17,8 @@ export type {
   LogSpanInfo,
 } from './log-store.ts';
 export { recordKey, MAX_INDEXED_VALUE } from './keys.ts';
+export { decodeBlock, rowCount } from './block-format.ts';
+export type { BlockRows } from './block-format.ts';
 export {
   INDEXED_FIELDS,
   LIST_FIELDS,

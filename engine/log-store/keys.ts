@@ -15,9 +15,22 @@ export const MINUTE = 60_000;
 export const MAX_INDEXED_VALUE = 256;
 
 const name = (text: string): Buffer => Buffer.from(text, 'utf8');
+const TWO_32 = 2 ** 32;
+
+/**
+ * Writes a non-negative integer below 2^53 as 8 big-endian bytes at `at` (two 32-bit halves: no
+ * BigInt is allocated, which on the write path is garbage per key); returns the offset after it.
+ */
+function writeU64(buf: Buffer, value: number, at: number): number {
+  const v = Math.max(0, Math.floor(value));
+  buf.writeUInt32BE(Math.floor(v / TWO_32), at);
+  buf.writeUInt32BE(v % TWO_32, at + 4);
+  return at + 8;
+}
+
 const u64 = (value: number): Buffer => {
   const b = Buffer.allocUnsafe(8);
-  b.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(value))));
+  writeU64(b, value, 0);
   return b;
 };
 
@@ -26,7 +39,7 @@ export function recordKey(log: string, timestamp: number, seq: number): Buffer {
   const key = Buffer.allocUnsafe(logName.length + 1 + 8 + 4);
   logName.copy(key, 0);
   key[logName.length] = SEPARATOR;
-  key.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(timestamp))), logName.length + 1);
+  writeU64(key, timestamp, logName.length + 1);
   key.writeUInt32BE(seq >>> 0, logName.length + 9);
   return key;
 }
@@ -37,7 +50,8 @@ export function rangeBounds(log: string, from: number, to: number): { gte: Buffe
 
 /** The block key's time and sequence (its last 12 bytes). */
 export function blockPosition(key: Buffer): { second: number; seq: number } {
-  return { second: Number(key.readBigUInt64BE(key.length - 12)), seq: key.readUInt32BE(key.length - 4) };
+  const at = key.length - 12;
+  return { second: key.readUInt32BE(at) * TWO_32 + key.readUInt32BE(at + 4), seq: key.readUInt32BE(key.length - 4) };
 }
 
 /** An indexed value as stored: UTF-8, at most MAX_INDEXED_VALUE bytes (cut on a character boundary). */
@@ -83,11 +97,11 @@ export class IndexKeys {
     const key = Buffer.allocUnsafe(prefix.length + 8 + 2 + valueBytes + 12);
     prefix.copy(key, 0);
     let at = prefix.length;
-    at = key.writeBigUInt64BE(BigInt(Math.floor(second / HOUR) * HOUR), at);
+    at = writeU64(key, Math.floor(second / HOUR) * HOUR, at);
     at = key.writeUInt16BE(valueBytes, at);
     if (length <= MAX_INDEXED_VALUE) at += key.write(value, at, 'utf8');
     else at += indexValueBytes(value).copy(key, at);
-    at = key.writeBigUInt64BE(BigInt(second), at);
+    at = writeU64(key, second, at);
     key.writeUInt32BE(seq >>> 0, at);
     return key;
   }
@@ -95,7 +109,7 @@ export class IndexKeys {
 
 export function indexKey(log: string, field: string, value: Buffer, second: number, seq: number): Buffer {
   const tail = Buffer.allocUnsafe(12);
-  tail.writeBigUInt64BE(BigInt(second));
+  writeU64(tail, second, 0);
   tail.writeUInt32BE(seq >>> 0, 8);
   return Buffer.concat([indexValuePrefix(log, field, Math.floor(second / HOUR) * HOUR, value), tail]);
 }
@@ -107,7 +121,7 @@ export function rollupPrefix(log: string): Buffer {
 
 export function rollupKey(log: string, minute: number, boot: number, part: number): Buffer {
   const tail = Buffer.allocUnsafe(14);
-  tail.writeBigUInt64BE(BigInt(minute));
+  writeU64(tail, minute, 0);
   tail.writeUInt32BE(boot >>> 0, 8);
   tail.writeUInt16BE(part & 0xffff, 12);
   return Buffer.concat([rollupPrefix(log), tail]);

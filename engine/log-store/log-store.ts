@@ -19,8 +19,9 @@ import {
   rollupPrefix,
   timeKey,
 } from './keys.ts';
-import { INDEXED_FIELDS, kindOfLog, rollupDimsKey, valuesOf, type LogKind } from './fields.ts';
+import { INDEXED_FIELDS, kindOfLog, LIST_FIELDS, RollupDimsKeys, valuesOf, type LogKind } from './fields.ts';
 import { decodeRows, encodeRows } from './rows.ts';
+import { decodeBlock, RowEncoder, type BlockRows } from './block-format.ts';
 import {
   DEFAULT_BUDGET_CHECK_MS,
   OldestFirstTrimmer,
@@ -66,9 +67,18 @@ const defaultOnError = (error: unknown): void => {
   process.emitWarning(`log store write failed: ${error instanceof Error ? error.message : String(error)}`);
 };
 
-/** Whether a record (and its newline) still fits in a block. */
+/** Notes that `row` of a block holds `field = value`. */
+function indexValue(block: Block, field: string, value: string, row: number): void {
+  let byValue = block.index.get(field);
+  if (byValue === undefined) block.index.set(field, (byValue = new Map<string, number[]>()));
+  const rows = byValue.get(value);
+  if (rows === undefined) byValue.set(value, [row]);
+  else if (rows[rows.length - 1] !== row) rows.push(row);
+}
+
+/** Whether a row (and its newline) still fits in a block, with room left for the block's header. */
 function fits(block: Block, json: string): boolean {
-  const room = block.buf.length - block.used;
+  const room = block.buf.length - block.used - block.encoder.headerBytes - 1;
   // A UTF-16 code unit takes at most 3 bytes in UTF-8; only when that bound does not fit is the
   // exact length worth measuring.
   return json.length * 3 + 1 <= room || Buffer.byteLength(json) + 1 <= room;
@@ -178,26 +188,29 @@ export interface Retention {
 
 export const DEFAULT_RETENTION_DAYS = 30;
 
-/** One block as a reader sees it: where it is, its text, and its records' JSON lines (split on first use). */
-export interface StoredBlock {
+/**
+ * One block as a reader sees it: where it is, its text, each row's line (split on first use) and
+ * each row's record (block-format.ts).
+ */
+export interface StoredBlock extends BlockRows {
   log: string;
   second: number;
   seq: number;
-  /** The records' JSON lines joined by newlines: a filter can test the whole block before splitting it. */
+  /** The whole block: a filter can test it before splitting it into rows (its header holds key names only). */
   text: string;
-  readonly lines: string[];
 }
 
 function storedBlock(log: string, second: number, seq: number, text: string): StoredBlock {
-  let lines: string[] | undefined;
+  let rows: BlockRows | undefined;
   return {
     log,
     second,
     seq,
     text,
     get lines() {
-      return (lines ??= text.split('\n'));
+      return (rows ??= decodeBlock(text)).lines;
     },
+    record: (row) => (rows ??= decodeBlock(text)).record(row),
   };
 }
 
@@ -237,7 +250,7 @@ export interface LogStoreOptions {
   volume?: VolumeProbe;
 }
 
-/** A block of one log's records of one second, newline-separated JSON in `buf[0, used)`. */
+/** A block of one log's records of one second, its rows (block-format.ts) in `buf[0, used)`. */
 interface Block {
   readonly log: string;
   readonly second: number;
@@ -246,6 +259,8 @@ interface Block {
   used: number;
   /** Records in it so far. */
   rows: number;
+  /** Its rows' shapes: the header written after them. */
+  readonly encoder: RowEncoder;
   /** field -> value -> rows holding it. */
   readonly fields: readonly string[];
   readonly index: Map<string, Map<string, number[]>>;
@@ -260,7 +275,8 @@ interface MinuteRollup {
 
 /**
  * The log store over LevelDB. Records are stored in blocks: one LevelDB value per log and second
- * holding that flush's records of that second, newline-separated JSON. Time precision of logs is the
+ * holding that flush's records of that second, a JSON array of values per record and the block's
+ * key lists once (block-format.ts). Time precision of logs is the
  * second (spec 8), so a range read scans the blocks of its seconds and filters the edges, and a burst
  * of thousands of requests costs a handful of puts instead of one per record.
  *
@@ -274,7 +290,8 @@ export class LogStore {
   #pendingRecords = 0;
   readonly #pool: Buffer[] = [];
   /** Key builders by log and field. */
-  readonly #keyBuilders = new Map<string, IndexKeys>();
+  readonly #keyBuilders = new Map<string, Map<string, IndexKeys>>();
+  readonly #dimsKeys = new RollupDimsKeys();
   /** Logs whose last block filled up. */
   readonly #busy = new Set<string>();
   #seq = 0;
@@ -362,32 +379,36 @@ export class LogStore {
     return new LogStore(db, dir, boot, onError, options);
   }
 
-  append(log: string, record: LogRecord): void {
-    this.appendJson(log, record._timestamp, JSON.stringify(record), record);
-  }
-
   /**
-   * Appends a record already serialised as one line of JSON whose `_timestamp` is `timestamp`.
-   * `record` is that record as an object, for its index entries and roll-up counts (parsed from
-   * `json` when not given).
+   * Appends a record, stored under its `_timestamp`. It is serialised now (later changes to the
+   * object are not stored); a frozen object as its last field is serialised once for every record
+   * that shares it.
    */
-  appendJson(log: string, timestamp: number, json: string, record?: Readonly<Record<string, unknown>>): void {
-    const fields = record ?? (JSON.parse(json) as Readonly<Record<string, unknown>>);
+  append(log: string, record: LogRecord): void {
+    const timestamp = record._timestamp;
     const second = Math.floor(timestamp / SECOND) * SECOND;
     let block = this.#open.get(log);
     if (block !== undefined && block.second !== second) {
       this.#seal(block);
       block = undefined;
     }
-    if (block !== undefined && !fits(block, json)) {
-      if (block.buf.length < BLOCK_BYTES) this.#grow(block, Buffer.byteLength(json) + 1);
-      else {
-        this.#seal(block);
-        block = undefined;
+    let json: string;
+    if (block !== undefined) {
+      json = block.encoder.encode(record);
+      if (!fits(block, json)) {
+        const need = Buffer.byteLength(json) + 1 + block.encoder.headerBytes + 1;
+        if (block.buf.length < BLOCK_BYTES) this.#grow(block, need);
+        else {
+          // The row was encoded with this block's shapes: the next block encodes it again with its own.
+          this.#seal(block);
+          block = undefined;
+        }
       }
     }
     if (block === undefined) {
-      const need = Buffer.byteLength(json) + 1;
+      const encoder = new RowEncoder();
+      json = encoder.encode(record);
+      const need = Buffer.byteLength(json) + 1 + encoder.headerBytes + 1;
       const extra = this.#extraFields(log);
       block = {
         log,
@@ -395,6 +416,7 @@ export class LogStore {
         buf: this.#buffer(need, this.#busy.has(log)),
         used: 0,
         rows: 0,
+        encoder,
         // The fields to index, worked out once per block rather than once per record.
         fields: extra.length === 0 ? INDEXED_FIELDS : [...INDEXED_FIELDS, ...extra],
         index: new Map(),
@@ -402,9 +424,9 @@ export class LogStore {
       this.#open.set(log, block);
     }
     if (block.used > 0) block.buf[block.used++] = NEWLINE;
-    block.used += block.buf.write(json, block.used);
-    this.#indexRow(block, fields);
-    this.#count(log, timestamp, fields);
+    block.used += block.buf.write(json!, block.used);
+    this.#indexRow(block, record);
+    this.#count(log, timestamp, record);
     if (++this.#pendingRecords >= FLUSH_AT) void this.#schedule().catch(this.#onError);
     else this.#timer ??= setTimeout(this.#tick, FLUSH_AFTER_MS);
   }
@@ -442,12 +464,13 @@ export class LogStore {
   }
 
   #indexKeys(log: string, field: string): IndexKeys {
-    const id = `${log}\u0000${field}`;
-    let keys = this.#keyBuilders.get(id);
-    if (keys === undefined) {
+    let ofLog = this.#keyBuilders.get(log);
+    if (ofLog === undefined) {
       if (this.#keyBuilders.size > 10_000) this.#keyBuilders.clear();
-      this.#keyBuilders.set(id, (keys = new IndexKeys(log, field)));
+      this.#keyBuilders.set(log, (ofLog = new Map<string, IndexKeys>()));
     }
+    let keys = ofLog.get(field);
+    if (keys === undefined) ofLog.set(field, (keys = new IndexKeys(log, field)));
     return keys;
   }
 
@@ -456,13 +479,10 @@ export class LogStore {
     for (const field of block.fields) {
       const value = record[field];
       if (value === undefined || value === null || value === '') continue;
-      for (const item of valuesOf(field, value)) {
-        let byValue = block.index.get(field);
-        if (byValue === undefined) block.index.set(field, (byValue = new Map<string, number[]>()));
-        const rows = byValue.get(item);
-        if (rows === undefined) byValue.set(item, [row]);
-        else if (rows[rows.length - 1] !== row) rows.push(row);
-      }
+      // One scalar (the common case) without the array valuesOf would build.
+      if (typeof value === 'string' && !LIST_FIELDS.has(field)) indexValue(block, field, value, row);
+      else if (typeof value === 'number') indexValue(block, field, String(value), row);
+      else for (const item of valuesOf(field, value)) indexValue(block, field, item, row);
     }
   }
 
@@ -475,7 +495,7 @@ export class LogStore {
       rollup = { part: this.#rollupParts++ & 0xffff, counts: new Map(), dirty: true };
       minutes.set(minute, rollup);
     }
-    const dims = rollupDimsKey(log, record);
+    const dims = this.#dimsKeys.of(log, record);
     rollup.counts.set(dims, (rollup.counts.get(dims) ?? 0) + 1);
     rollup.dirty = true;
   }
@@ -541,6 +561,9 @@ export class LogStore {
     // the block's buffer goes back to the pool.
     const heard: StoredBlock[] = [];
     for (const block of blocks) {
+      // The header goes after the rows (appends reserved its room).
+      block.buf[block.used++] = NEWLINE;
+      block.used += block.buf.write(block.encoder.header(), block.used);
       bytes += block.used;
       this.#seq = (this.#seq & 0xfff00000) | ((this.#seq + 1) & 0xfffff);
       if (this.#listeners.size > 0) {
@@ -666,8 +689,9 @@ export class LogStore {
     };
     const first = Math.floor(options.from / SECOND) * SECOND;
     for await (const value of this.#db.values(rangeBounds(log, first, options.to))) {
-      for (const line of value.split('\n')) {
-        const record = JSON.parse(line) as LogRecord;
+      const rows = decodeBlock(value);
+      for (let row = 0; row < rows.lines.length; row++) {
+        const record = rows.record(row) as LogRecord;
         if (record._timestamp < options.from || record._timestamp >= options.to) continue;
         const recordSecond = Math.floor(record._timestamp / SECOND);
         if (recordSecond !== second) {
@@ -756,11 +780,11 @@ export class LogStore {
     return { oldest: blockPosition(first).second, newest: blockPosition(last ?? first).second };
   }
 
-  /** One block's records, or undefined when it is gone (retention) or never was. */
-  async block(log: string, second: number, seq: number): Promise<string[] | undefined> {
+  /** One block's rows, or undefined when it is gone (retention) or never was. */
+  async block(log: string, second: number, seq: number): Promise<BlockRows | undefined> {
     await this.flush();
     const value = await this.#db.get(recordKey(log, second, seq));
-    return value === undefined ? undefined : value.split('\n');
+    return value === undefined ? undefined : decodeBlock(value);
   }
 
   /**

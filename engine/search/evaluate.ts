@@ -179,8 +179,8 @@ function compileTerm(filter: Filter, negated: boolean): Compiled {
     case 'text': {
       const needle = new RegExp(escapeRegex(JSON.stringify(filter.value).slice(1, -1)), 'i');
       return {
-        // The text anywhere in the record: its JSON form, as stored.
-        test: (r) => needle.test(JSON.stringify(r)),
+        // The text in any of the record's values (as JSON, the form a stored row holds them in).
+        test: (r) => needle.test(JSON.stringify(Object.values(r))),
         needs: negated ? [] : [needle],
         terms: [],
         rollup: false,

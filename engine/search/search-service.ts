@@ -4,7 +4,7 @@
  * Every query runs within a budget of time and records examined and says when it stopped early.
  */
 import { RampartError, type Clock, type Filter, type TimeRange } from '#engine/shared';
-import { INDEXED_FIELDS, parseDimsKey, type LogStore } from '#engine/log-store';
+import { INDEXED_FIELDS, parseDimsKey, rowCount, type BlockRows, type LogStore } from '#engine/log-store';
 import { QuerySyntaxError, parseQuery } from './query-language.ts';
 import { FilterError, compileFilter, scalarText, type CompiledFilter, type Row } from './evaluate.ts';
 import {
@@ -239,7 +239,8 @@ export class SearchService {
     const firstSecond = Math.floor(q.from / SECOND) * SECOND;
     const to = after ? Math.min(q.to, after.second + SECOND) : q.to;
 
-    function* rows(second: number, seq: number, lines: string[], wanted: readonly number[] | null): Generator<Match> {
+    function* rows(second: number, seq: number, block: BlockRows, wanted: readonly number[] | null): Generator<Match> {
+      const lines = block.lines;
       const order = wanted ?? lines.map((_, i) => i);
       for (let i = order.length - 1; i >= 0; i--) {
         const row = order[i]!;
@@ -253,7 +254,7 @@ export class SearchService {
         state.lastExamined = position;
         const line = lines[row];
         if (line === undefined || !q.filter.mayMatch(line)) continue;
-        const record = JSON.parse(line) as Row;
+        const record = block.record(row)!;
         const time = record._timestamp as number;
         if (time < q.from || time >= q.to) continue;
         if (q.filter.matches(record)) yield { position, record };
@@ -268,15 +269,14 @@ export class SearchService {
           if (!skipBlock(block)) return;
           continue;
         }
-        yield* rows(block.second, block.seq, block.lines, null);
+        yield* rows(block.second, block.seq, block, null);
         if (state.exhausted) return;
       }
     }
 
     /** Counts a block's rows as examined without reading them; false when the budget ran out first. */
     function skipBlock(block: { second: number; seq: number; text: string }): boolean {
-      let count = 1;
-      for (let i = block.text.indexOf('\n'); i >= 0; i = block.text.indexOf('\n', i + 1)) count++;
+      const count = rowCount(block.text);
       if (after && (block.second > after.second || (block.second === after.second && block.seq >= after.seq))) {
         // The cursor's own block (or a newer one): rows are skipped one by one in rows().
         return true;
@@ -304,9 +304,9 @@ export class SearchService {
       for await (const entry of store.indexed(q.log, driver.field, driver.value, { from: firstSecond, to })) {
         if (after && (entry.second > after.second || (entry.second === after.second && entry.seq > after.seq)))
           continue;
-        const lines = await store.block(q.log, entry.second, entry.seq);
-        if (lines === undefined) continue; // deleted by retention since
-        yield* rows(entry.second, entry.seq, lines, entry.rows);
+        const block = await store.block(q.log, entry.second, entry.seq);
+        if (block === undefined) continue; // deleted by retention since
+        yield* rows(entry.second, entry.seq, block, entry.rows);
         if (state.exhausted) return;
       }
     }
@@ -372,11 +372,11 @@ export class SearchService {
           add(entry.second, entry.rows.length);
           continue;
         }
-        const lines = await this.deps.store.block(q.log, entry.second, entry.seq);
+        const block = await this.deps.store.block(q.log, entry.second, entry.seq);
         for (const row of entry.rows) {
-          const line = lines?.[row];
-          if (line === undefined) continue;
-          const time = (JSON.parse(line) as Row)._timestamp as number;
+          const record = block?.record(row);
+          if (record === undefined) continue;
+          const time = record._timestamp as number;
           if (time >= q.from && time < q.to) add(time, 1);
         }
       }
@@ -436,9 +436,9 @@ export class SearchService {
     const parsed = parseRecordId(id);
     if (!parsed) throw refused('id', 'is not a record id', { reason: 'record_id_malformed' });
     const { log, position } = parsed;
-    const lines = await this.deps.store.block(log, position.second, position.seq);
-    const line = lines?.[position.row];
-    if (line === undefined)
+    const block = await this.deps.store.block(log, position.second, position.seq);
+    const record = block?.record(position.row);
+    if (record === undefined)
       throw new RampartError('NOT_FOUND', 'record not found (it may have been deleted by retention)');
     const n = Math.min(Math.max(0, around), 50);
     const older: RecordView['older'] = [];
@@ -446,7 +446,7 @@ export class SearchService {
       for (let row = block.lines.length - 1; row >= 0 && older.length < n; row--) {
         const p = { second: block.second, seq: block.seq, row };
         if (newestFirst(p, position) <= 0) continue;
-        older.push({ id: recordId(log, p), record: JSON.parse(block.lines[row]!) as Row });
+        older.push({ id: recordId(log, p), record: block.record(row)! });
       }
       if (older.length >= n) break;
     }
@@ -459,11 +459,11 @@ export class SearchService {
       for (let row = 0; row < block.lines.length && newer.length < n; row++) {
         const p = { second: block.second, seq: block.seq, row };
         if (newestFirst(p, position) >= 0) continue;
-        newer.push({ id: recordId(log, p), record: JSON.parse(block.lines[row]!) as Row });
+        newer.push({ id: recordId(log, p), record: block.record(row)! });
       }
       if (newer.length >= n) break;
     }
-    return { id, log, record: JSON.parse(line) as Row, newer, older };
+    return { id, log, record, newer, older };
   }
 
   /** Hears each new record of `input.log` that matches, as it is written; returns the way to stop. */
@@ -473,7 +473,7 @@ export class SearchService {
       if (block.log !== q.log) return;
       block.lines.forEach((line, row) => {
         if (!q.filter.mayMatch(line)) return;
-        const record = JSON.parse(line) as Row;
+        const record = block.record(row)!;
         if (q.filter.matches(record)) onRecord(recordId(q.log, { second: block.second, seq: block.seq, row }), record);
       });
     });

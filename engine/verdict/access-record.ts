@@ -88,38 +88,3 @@ export function accessRecord(
     _intelligence_result: intel,
   };
 }
-
-const INTEL_TAIL = '"_intelligence_result":null}';
-const intelJsonCache = new WeakMap<IntelligenceResult, string>();
-
-/**
- * `JSON.stringify(accessRecord(...))`, serialising `intel` once per result object: the intelligence
- * module hands out the same object for a client's repeated requests, and it is a third of the record.
- * `_intelligence_result` is the record's last field, so its JSON takes the place of `null` at the end.
- */
-export function accessRecordJson(
-  site: CompiledSite,
-  request: RequestFacts,
-  verdict: Verdict,
-  time: number,
-  intel: IntelligenceResult | null,
-  response: ResponseFacts | null,
-): string {
-  return accessRecordLine(accessRecord(site, request, verdict, time, null, response), intel);
-}
-
-/**
- * The JSON line of a record made by `accessRecord(..., null, ...)` (without intelligence) with
- * `intel` as its `_intelligence_result`. The caller keeps the object: the log store reads the fields
- * it indexes from it instead of parsing the line again.
- */
-export function accessRecordLine(record: Readonly<Record<string, unknown>>, intel: IntelligenceResult | null): string {
-  const json = JSON.stringify(record);
-  if (intel === null) return json;
-  let intelJson = intelJsonCache.get(intel);
-  if (intelJson === undefined) {
-    intelJson = JSON.stringify(intel);
-    intelJsonCache.set(intel, intelJson);
-  }
-  return `${json.slice(0, json.length - INTEL_TAIL.length)}"_intelligence_result":${intelJson}}`;
-}

@@ -8,12 +8,5 @@ export type { Verdict, VerdictPorts, GuardStatus, Action, TokenCheck, WafOutcome
 export { resolveSourceIp, cleanIp, header } from './source-ip.ts';
 export { cookieValue, pathOf } from './request.ts';
 export type { RequestFacts, Headers } from './request.ts';
-export {
-  accessRecord,
-  accessRecordJson,
-  accessRecordLine,
-  formatTimestamp,
-  withIntelFields,
-  INTEL_LOG_FIELDS,
-} from './access-record.ts';
+export { accessRecord, formatTimestamp, withIntelFields, INTEL_LOG_FIELDS } from './access-record.ts';
 export type { IntelligenceResult, ResponseFacts } from './access-record.ts';

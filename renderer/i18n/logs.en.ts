@@ -131,6 +131,9 @@ export const logsEn = {
   'logs.surrounding.this': 'this record',
   'logs.surrounding.none': 'No records were written just before or after it.',
 
+  'logs.topMenu.collapse': 'Collapse top menu',
+  'logs.topMenu.expand': 'Show top menu',
+
   'logs.tail.label': 'Live tail',
   'logs.tail.off': 'Off',
   'logs.tail.onShort': 'On',

@@ -132,6 +132,9 @@ export const logsZhCN: Record<keyof typeof logsEn, string> = {
   'logs.surrounding.this': '本条记录',
   'logs.surrounding.none': '该记录前后没有其他记录。',
 
+  'logs.topMenu.collapse': '收起顶部菜单',
+  'logs.topMenu.expand': '展开顶部菜单',
+
   'logs.tail.label': '实时跟踪',
   'logs.tail.off': '关',
   'logs.tail.onShort': '开',

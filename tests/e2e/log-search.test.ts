@@ -281,6 +281,22 @@ describe('log search and storage, edition B', () => {
     expect(await page.getByText('No log is named access:site_gone').count()).toBe(1);
   });
 
+  it('collapses the top menu for more room, and has it back on the next page', async () => {
+    await logs.open(engine.url, `log=${encodeURIComponent(`access:${shop}`)}`);
+    const topBar = page.locator('header.bx--header');
+    expect(await topBar.count()).toBe(1);
+    await page.getByTestId('collapse-top-menu').click();
+    await topBar.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Show top menu' }).click();
+    await topBar.waitFor();
+    await page.getByTestId('collapse-top-menu').click();
+    await topBar.waitFor({ state: 'detached' });
+    // another page of the console, reached without reloading it
+    await page.getByRole('link', { name: 'Security Overview' }).click();
+    await page.waitForURL(`${engine.url}/`);
+    await topBar.waitFor();
+  });
+
   it("opens a site's access log from the site list", async () => {
     await page.goto(`${engine.url}/config/sites`);
     const row = page.locator('tr[data-site="Blog"]');

@@ -6,6 +6,7 @@ import type { CallInput, Contract, ResponseOf } from './contracts.ts';
 import { Flash } from './flash.svelte.ts';
 import { Router } from './router.svelte.ts';
 import { SessionStore } from './session.svelte.ts';
+import { Layout } from './layout.svelte.ts';
 import { Theme } from './theme.svelte.ts';
 import { uploadWithProgress } from './upload.ts';
 
@@ -21,4 +22,5 @@ export const upload: <C extends Contract>(
 export const session = new SessionStore(api);
 export const router = new Router();
 export const theme = new Theme();
+export const layout = new Layout();
 export const flash = new Flash();

@@ -40,8 +40,8 @@ function record(i: number, time: number): LogRecord {
 async function scanAll(store: LogStore, log: string, from: number, to: number) {
   const out: { second: number; seq: number; row: number; record: LogRecord }[] = [];
   for await (const block of store.blocks(log, { from, to, oldestFirst: true })) {
-    block.lines.forEach((line, row) =>
-      out.push({ second: block.second, seq: block.seq, row, record: JSON.parse(line) as LogRecord }),
+    block.lines.forEach((_, row) =>
+      out.push({ second: block.second, seq: block.seq, row, record: block.record(row) as LogRecord }),
     );
   }
   return out;

@@ -1,8 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogStore } from '#engine/log-store';
+import { LogStore, recordKey } from '#engine/log-store';
+import { SearchService } from '#engine/search';
+import { ManualClock } from '#engine/shared';
 
 let dir: string;
 beforeEach(async () => {
@@ -69,6 +72,31 @@ describe('log store', () => {
     const records = await store.read('access', { from: 0, to: 20_000 });
     expect(records).toHaveLength(2500);
     expect(records.at(-1)).toMatchObject({ round: 4, i: 499 });
+    await store.close();
+  });
+});
+
+describe('blocks written before the current format', () => {
+  it('are read and searched beside new ones (a JSON object per line, no header)', async () => {
+    // An earlier version's blocks, put as that version wrote them.
+    const db = new ClassicLevel<Buffer, string>(join(dir, 'logs'), { keyEncoding: 'buffer', valueEncoding: 'utf8' });
+    await db.open();
+    const old = [
+      { _timestamp: 1_000, src_ip: '10.0.0.1', user_agent: 'curl/8.5.0' },
+      { _timestamp: 1_400, src_ip: '10.0.0.2', user_agent: 'Mozilla/5.0' },
+    ];
+    await db.put(recordKey('access:a', 1_000, 7), old.map((r) => JSON.stringify(r)).join('\n'));
+    await db.close();
+
+    const store = await LogStore.open(dir);
+    store.append('access:a', { _timestamp: 2_000, src_ip: '10.0.0.3', user_agent: 'curl/8.6.0' });
+    expect(await store.read('access:a', { from: 0, to: 10_000 })).toEqual([
+      ...old,
+      { _timestamp: 2_000, src_ip: '10.0.0.3', user_agent: 'curl/8.6.0' },
+    ]);
+    const search = new SearchService({ store, clock: new ManualClock(10_000) });
+    const found = await search.search({ log: 'access:a', range: { from: 0, to: 10_000 }, query: 'user_agent:*curl*' });
+    expect(found.records.map((r) => r.record.src_ip)).toEqual(['10.0.0.3', '10.0.0.1']);
     await store.close();
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { AccessMerge, withResponse } from '#engine/gateways';
-import { accessRecordJson, decide } from '#engine/verdict';
+import { AccessMerge, withResponse, type AccessRecord } from '#engine/gateways';
+import { accessRecord, decide } from '#engine/verdict';
 import { ports, request, site } from '../verdict/fixture.ts';
 
 // A verdict's access record waits for nginx's log line of the same request: merged when it comes,
@@ -16,11 +16,16 @@ interface Written {
 }
 
 /** A verdict record of the real access-record code (a request with a quote-laden user agent). */
-function verdictJson(uri = '/cart'): string {
+function verdictRecord(uri = '/cart'): AccessRecord {
   const s = site();
   const facts = request({ uri, headers: { 'user-agent': 'Mozilla/5.0 ,"status":999 "x"' } });
-  return accessRecordJson(s, facts, decide(s, facts, ports()), VERDICT_TIME, { intel: { ua_family: 'Chrome' } }, null);
+  const intel = Object.freeze({ intel: Object.freeze({ ua_family: 'Chrome' }) });
+  return accessRecord(s, facts, decide(s, facts, ports()), VERDICT_TIME, intel, null);
 }
+
+/** A record as the log store keeps it (undefined fields are not stored). */
+const stored = (record: AccessRecord): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(record)) as Record<string, unknown>;
 
 let merges: AccessMerge[] = [];
 afterEach(() => {
@@ -32,14 +37,14 @@ function setup(options: { maxPending?: number } = {}) {
   let now = 50_000;
   const written: Written[] = [];
   const merge = new AccessMerge({
-    append: (log, time, json) => written.push({ log, time, record: JSON.parse(json) as Record<string, unknown> }),
+    append: (log, record) => written.push({ log, time: record._timestamp, record: stored(record) }),
     now: () => now,
     waitMs: WAIT_MS,
     maxPending: options.maxPending ?? 100,
   });
   merges.push(merge);
-  const hold = (id: string, json = verdictJson()): boolean =>
-    merge.hold(id, { log: 'access:site_1', siteId: 'site_1', time: VERDICT_TIME, json });
+  const hold = (id: string, record = verdictRecord()): boolean =>
+    merge.hold(id, { log: 'access:site_1', siteId: 'site_1', record });
   return { merge, written, hold, advance: (ms: number) => (now += ms) };
 }
 
@@ -57,7 +62,7 @@ describe('a held verdict record', () => {
     const { merge, written, hold } = setup();
     hold('a1');
     expect(merge.complete('a1', 'site_1', RESPONSE)).toBe(true);
-    const unmerged = JSON.parse(verdictJson()) as Record<string, unknown>;
+    const unmerged = stored(verdictRecord());
     expect(written).toEqual([
       {
         log: 'access:site_1',
@@ -66,8 +71,9 @@ describe('a held verdict record', () => {
       },
     ]);
     expect(written[0]?.record._timestamp).toBe(VERDICT_TIME);
-    // spliced in place (the user agent's `,"status":999` is inside a string), not re-serialised
+    // set in place: the fields keep their order
     expect(Object.keys(written[0]?.record ?? {})).toEqual(Object.keys(unmerged));
+    expect(written[0]?.record.user_agent).toBe('Mozilla/5.0 ,"status":999 "x"');
     expect(merge.size).toBe(0);
     expect(merge.counts).toMatchObject({ held: 1, merged: 1, unmerged: 0 });
   });
@@ -98,9 +104,9 @@ describe('a held verdict record', () => {
 
   it('writes the due records in a sweep and keeps the later ones waiting', () => {
     const { merge, written, hold, advance } = setup();
-    hold('a1', verdictJson('/first'));
+    hold('a1', verdictRecord('/first'));
     advance(1000);
-    hold('a2', verdictJson('/second'));
+    hold('a2', verdictRecord('/second'));
     advance(WAIT_MS - 1000);
     merge.sweep();
     expect(written.map((w) => w.record.request)).toEqual(['GET /first HTTP/1.1']);
@@ -110,13 +116,13 @@ describe('a held verdict record', () => {
   it('is written on its own timer once the bound passes (real time, short bound)', async () => {
     const written: string[] = [];
     const merge = new AccessMerge({
-      append: (_log, _time, json) => written.push(json),
+      append: (_log, record) => written.push(JSON.stringify(record)),
       now: () => performance.now(),
       waitMs: 30,
       maxPending: 10,
     });
     merges.push(merge);
-    merge.hold('t1', { log: 'access:site_1', siteId: 'site_1', time: VERDICT_TIME, json: verdictJson() });
+    merge.hold('t1', { log: 'access:site_1', siteId: 'site_1', record: verdictRecord() });
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(written).toHaveLength(1);
   });
@@ -152,9 +158,9 @@ describe('a line without its record', () => {
 describe('bounds', () => {
   it('writes the oldest record at once when maxPending records wait', () => {
     const { merge, written, hold } = setup({ maxPending: 2 });
-    hold('a1', verdictJson('/one'));
-    hold('a2', verdictJson('/two'));
-    hold('a3', verdictJson('/three'));
+    hold('a1', verdictRecord('/one'));
+    hold('a2', verdictRecord('/two'));
+    hold('a3', verdictRecord('/three'));
     expect(written.map((w) => w.record.request)).toEqual(['GET /one HTTP/1.1']);
     expect(written[0]?.record).not.toHaveProperty('status');
     expect(merge.size).toBe(2);
@@ -164,8 +170,8 @@ describe('bounds', () => {
 
   it('writes the earlier record of a request id asked about twice, and merges the later one', () => {
     const { merge, written, hold } = setup();
-    hold('a1', verdictJson('/index.html'));
-    hold('a1', verdictJson('/'));
+    hold('a1', verdictRecord('/index.html'));
+    hold('a1', verdictRecord('/'));
     expect(written.map((w) => w.record.request)).toEqual(['GET /index.html HTTP/1.1']);
     merge.complete('a1', 'site_1', RESPONSE);
     expect(written.map((w) => [w.record.request, w.record.status])).toEqual([
@@ -195,8 +201,8 @@ describe('bounds', () => {
 
 describe('withResponse', () => {
   it('sets or removes the three fields of a record of another shape too', () => {
-    const other = JSON.stringify({ _timestamp: 1, request: 'GET / HTTP/1.1', status: 200, head_bytes: 70_000 });
-    expect(JSON.parse(withResponse(other, RESPONSE))).toEqual({
+    const other = (): AccessRecord => ({ _timestamp: 1, request: 'GET / HTTP/1.1', status: 200, head_bytes: 70_000 });
+    expect(stored(withResponse(other(), RESPONSE))).toEqual({
       _timestamp: 1,
       request: 'GET / HTTP/1.1',
       head_bytes: 70_000,
@@ -204,7 +210,7 @@ describe('withResponse', () => {
       body_bytes_sent: 1234,
       request_time: 0.012,
     });
-    expect(JSON.parse(withResponse(other, null))).toEqual({
+    expect(stored(withResponse(other(), null))).toEqual({
       _timestamp: 1,
       request: 'GET / HTTP/1.1',
       head_bytes: 70_000,

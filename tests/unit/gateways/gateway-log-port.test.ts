@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccessMerge, GatewayLogPort, gatewayTrust, loneAccessRecord, type GatewayLogLine } from '#engine/gateways';
 import { silentLogger } from '#engine/shared';
-import { accessRecordJson, decide } from '#engine/verdict';
+import { accessRecord, decide } from '#engine/verdict';
 import { ports, request, site } from '../verdict/fixture.ts';
 
 // What the gateway log port does with each datagram: trusted gateways only, existing sites only,
@@ -43,7 +43,7 @@ function setup(trusted: readonly string[] = ['127.0.0.0/8'], heartbeats: string[
   const written: Record<string, unknown>[] = [];
   const alone: GatewayLogLine[] = [];
   const merge = new AccessMerge({
-    append: (_log, _time, json) => written.push(JSON.parse(json) as Record<string, unknown>),
+    append: (_log, record) => written.push(JSON.parse(JSON.stringify(record)) as Record<string, unknown>),
     now: () => 0,
     waitMs: 3000,
     maxPending: 100,
@@ -57,8 +57,8 @@ function setup(trusted: readonly string[] = ['127.0.0.0/8'], heartbeats: string[
     logger: silentLogger,
   });
   const facts = request({ uri: '/orders', method: 'POST' });
-  const json = accessRecordJson(SITE, facts, decide(SITE, facts, ports()), NOW, null, null);
-  merge.hold('req0001', { log: 'access:site_1', siteId: 'site_1', time: NOW, json });
+  const record = accessRecord(SITE, facts, decide(SITE, facts, ports()), NOW, null, null);
+  merge.hold('req0001', { log: 'access:site_1', siteId: 'site_1', record });
   return { port, merge, written, alone };
 }
 
