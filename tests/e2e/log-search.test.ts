@@ -292,8 +292,9 @@ describe('log search and storage, edition B', () => {
     await page.getByTestId('collapse-top-menu').click();
     await topBar.waitFor({ state: 'detached' });
     // another page of the console, reached without reloading it
-    await page.getByRole('link', { name: 'Security Overview' }).click();
-    await page.waitForURL(`${engine.url}/`);
+    await page.getByRole('button', { name: 'Configuration Management' }).click();
+    await page.getByRole('link', { name: 'Site Management' }).click();
+    await page.waitForURL(`${engine.url}/config/sites`);
     await topBar.waitFor();
   });
 
