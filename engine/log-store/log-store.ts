@@ -52,6 +52,9 @@ const POOLED_BLOCKS = 32;
 const NEWLINE = 0x0a;
 /** 0xFF never starts a UTF-8 log name, so meta keys cannot collide with records. */
 const BOOT_KEY = Buffer.from([0xff, 0x62, 0x6f, 0x6f, 0x74]);
+/** `0xFF m <name>`: values a writer keeps with its records (putMeta), such as a Kafka partition's next offset. */
+const META_SPACE = Buffer.from([0xff, 0x6d]);
+const metaKey = (name: string): Buffer => Buffer.concat([META_SPACE, Buffer.from(name, 'utf8')]);
 /** Minutes of roll-up counts kept in memory per log (older ones are written and dropped). */
 const ROLLUP_MINUTES_KEPT = 4;
 const DAY = 86_400_000;
@@ -288,6 +291,10 @@ export class LogStore {
   readonly #open = new Map<string, Block>();
   #sealed: Block[] = [];
   #pendingRecords = 0;
+  /** Records and bytes of the batch being written. */
+  #inFlight = { records: 0, bytes: 0 };
+  /** Meta values staged for the next batch. */
+  #meta = new Map<string, string>();
   readonly #pool: Buffer[] = [];
   /** Key builders by log and field. */
   readonly #keyBuilders = new Map<string, Map<string, IndexKeys>>();
@@ -431,6 +438,32 @@ export class LogStore {
     else this.#timer ??= setTimeout(this.#tick, FLUSH_AFTER_MS);
   }
 
+  /**
+   * Stages a value to be written in the same atomic batch as the records appended before it in the
+   * same synchronous run (no await in between): a Kafka consumer puts each partition's next offset
+   * after its records, so records and offset are stored together or not at all.
+   */
+  putMeta(name: string, value: string): void {
+    this.#meta.set(name, value);
+    this.#timer ??= setTimeout(this.#tick, FLUSH_AFTER_MS);
+  }
+
+  /** A value put with putMeta (the written one, or the one staged for the next batch). */
+  async getMeta(name: string): Promise<string | undefined> {
+    return this.#meta.get(name) ?? (await this.#db.get(metaKey(name)));
+  }
+
+  /**
+   * What has been appended and is not written yet (records and bytes, the batch in flight
+   * included): an intake pauses its senders while this is high.
+   */
+  backlog(): { records: number; bytes: number } {
+    let bytes = this.#inFlight.bytes;
+    for (const block of this.#sealed) bytes += block.used;
+    for (const block of this.#open.values()) bytes += block.used;
+    return { records: this.#pendingRecords + this.#inFlight.records, bytes };
+  }
+
   /** Writes everything appended so far (after the batch in flight, if any). */
   flush(): Promise<void> {
     if (this.#timer) {
@@ -553,8 +586,11 @@ export class LogStore {
     for (const block of this.#open.values()) this.#seal(block);
     const blocks = this.#sealed;
     this.#sealed = [];
+    const records = this.#pendingRecords;
     this.#pendingRecords = 0;
-    if (blocks.length === 0) return;
+    const meta = this.#meta;
+    if (blocks.length === 0 && meta.size === 0) return;
+    this.#meta = new Map();
     let bytes = 0;
     const batch: { type: 'put'; key: Buffer; value: Buffer }[] = [];
     // Listeners (a live tail) hear of each block once it is written; its lines are copied now, as
@@ -584,15 +620,23 @@ export class LogStore {
         }
       }
     }
-    // Records, their index entries and the roll-ups counting them go in one atomic batch.
+    // Records, their index entries, the roll-ups counting them and the meta values put with them
+    // go in one atomic batch.
     batch.push(...this.#rollupPuts());
+    for (const [name, value] of meta)
+      batch.push({ type: 'put', key: metaKey(name), value: Buffer.from(value, 'utf8') });
+    this.#inFlight = { records, bytes };
     const written = this.#writeBatch(batch);
     // An open LevelDB copies the batch before batch() returns, so the blocks can be reused at once.
     if (this.#db.status === 'open') {
       for (const block of blocks)
         if (block.buf.length === BLOCK_BYTES && this.#pool.length < POOLED_BLOCKS) this.#pool.push(block.buf);
     }
-    await written;
+    try {
+      await written;
+    } finally {
+      this.#inFlight = { records: 0, bytes: 0 };
+    }
     for (const block of heard) {
       for (const listener of this.#listeners) {
         try {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +98,60 @@ describe('blocks written before the current format', () => {
     const search = new SearchService({ store, clock: new ManualClock(10_000) });
     const found = await search.search({ log: 'access:a', range: { from: 0, to: 10_000 }, query: 'user_agent:*curl*' });
     expect(found.records.map((r) => r.record.src_ip)).toEqual(['10.0.0.3', '10.0.0.1']);
+    await store.close();
+  });
+});
+
+describe('meta values put with records', () => {
+  it('are written in the batch of the records appended before them, and read back after a reopen', async () => {
+    const store = await LogStore.open(dir);
+    for (let i = 0; i < 3000; i++) store.append('custom:k', { _timestamp: 5_000 + i, offset: i });
+    store.putMeta('kafka/k/t/0', '3000');
+    expect(store.backlog().records).toBe(3000);
+    expect(await store.getMeta('kafka/k/t/0')).toBe('3000');
+    await store.flush();
+    expect(store.backlog()).toEqual({ records: 0, bytes: 0 });
+    await store.close();
+    const reopened = await LogStore.open(dir);
+    expect(await reopened.getMeta('kafka/k/t/0')).toBe('3000');
+    expect(await reopened.getMeta('kafka/k/t/1')).toBeUndefined();
+    expect(await reopened.read('custom:k', { from: 0, to: 100_000 })).toHaveLength(3000);
+    await reopened.close();
+  });
+
+  it('are never written without the records before them: a process killed at any moment has both or neither', async () => {
+    // A child appends numbered records and puts the count after each run of them, and is killed
+    // mid-stream; whatever survived, the stored count is exactly the number of records stored.
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
+        const { LogStore } = await import('#engine/log-store');
+        const store = await LogStore.open(${JSON.stringify(dir)});
+        let n = 0;
+        for (;;) {
+          for (let i = 0; i < 500; i++) store.append('custom:k', { _timestamp: 10_000 + n, n: n++ });
+          store.putMeta('count', String(n));
+          if (n === 20_000) process.stdout.write('going\\n');
+          await new Promise((r) => setImmediate(r));
+        }
+      `,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    await new Promise((r) => setTimeout(r, 150));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const store = await LogStore.open(dir);
+    const count = Number(await store.getMeta('count'));
+    const records = await store.read('custom:k', { from: 0, to: Number.MAX_SAFE_INTEGER });
+    expect(count).toBeGreaterThanOrEqual(20_000);
+    expect(records).toHaveLength(count);
+    expect(records.at(-1)?.n).toBe(count - 1);
     await store.close();
   });
 });
