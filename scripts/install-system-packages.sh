@@ -8,6 +8,10 @@
 #                                   in front of Rampart, and nginx + ModSecurity for bench:waf
 #   chromium, fonts-noto-cjk        the browser tests (the console in Chinese needs the CJK fonts)
 #   curl, python3, python3-venv     the security run (schemathesis in a project-local virtualenv)
+#   rsyslog, rsyslog-gnutls, unzip  the log intake tests: a real rsyslogd sends over TLS with a
+#                                   downloaded certificate bundle (a zip)
+#   openjdk-17-jre-headless, maven  a real Apache Kafka broker for the Kafka intake tests
+#                                   (../shared/kafka fetches its jars through Maven)
 #
 #   scripts/install-system-packages.sh [--check]
 #
@@ -38,6 +42,11 @@ check_all() {
   need curl command -v curl
   need python3 command -v python3
   need python3-venv python3 -c 'import ensurepip, venv'
+  need rsyslog test -x /usr/sbin/rsyslogd
+  need rsyslog-gnutls has_pkg rsyslog-gnutls
+  need unzip command -v unzip
+  need openjdk-17-jre-headless command -v java
+  need maven command -v mvn
 }
 
 check_all

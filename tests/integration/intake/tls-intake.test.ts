@@ -1,0 +1,200 @@
+import type { TLSSocket } from 'node:tls';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { issueBundle, type CertificateBundle } from '../../../engine/intake/certificates.ts';
+import { TlsIntake, type TlsIntakeOptions } from '../../../engine/intake/tls-intake.ts';
+import {
+  MemorySink,
+  Registry,
+  closeAll,
+  closed,
+  rawClient,
+  serverCertificate,
+  sleep,
+  tlsClient,
+  until,
+} from './support.ts';
+
+// The TLS-TCP intake on 127.0.0.1: the client certificate names the configuration; unknown,
+// foreign, absent and revoked certificates are refused; reading pauses while the sink lags and
+// loses nothing; bounds (line length, idle senders, handshakes, connection count) are counted.
+
+const now = Date.now();
+let server: { keyPem: string; certPem: string };
+let first: CertificateBundle;
+let second: CertificateBundle;
+let foreign: CertificateBundle;
+const intakes: TlsIntake[] = [];
+
+beforeAll(() => {
+  server = serverCertificate();
+  first = issueBundle({ configId: 'cfg_first', configName: 'First', now });
+  second = issueBundle({ configId: 'cfg_second', configName: 'Second', now });
+  foreign = issueBundle({ configId: 'cfg_foreign', configName: 'Not registered', now });
+});
+
+afterEach(async () => {
+  closeAll();
+  await Promise.all(intakes.splice(0).map((intake) => intake.close()));
+});
+
+async function start(
+  options: Partial<TlsIntakeOptions> = {},
+): Promise<{ intake: TlsIntake; port: number; sink: MemorySink; registry: Registry }> {
+  const registry = new Registry().set(first).set(second);
+  const sink = new MemorySink();
+  const intake = new TlsIntake({ ...server, configs: registry, sink, ...options });
+  intakes.push(intake);
+  const port = await intake.listen('127.0.0.1', 0);
+  return { intake, port, sink, registry };
+}
+
+const send = (socket: TLSSocket, text: string): Promise<void> =>
+  new Promise((resolve, reject) => socket.write(text, (error) => (error ? reject(error) : resolve())));
+
+describe('TlsIntake', () => {
+  it('files lines under the configuration whose certificate the sender presents', async () => {
+    const { port, sink, intake } = await start();
+    const a = await tlsClient(port, first);
+    const b = await tlsClient(port, second);
+    await send(a, 'one from first\ntwo from first\n');
+    await send(b, '11 from second');
+    await until(() => sink.lines.length === 3);
+    expect(sink.of('cfg_first')).toEqual(['one from first', 'two from first']);
+    expect(sink.of('cfg_second')).toEqual(['from second']);
+    const counts = intake.counts().configs;
+    expect(counts.cfg_first).toMatchObject({ connectionsOpen: 1, connectionsTotal: 1, messages: 2, bytes: 30 });
+    expect(counts.cfg_second).toMatchObject({ connectionsOpen: 1, messages: 1 });
+  });
+
+  it('refuses a sender without a client certificate', async () => {
+    const { port, sink, intake } = await start();
+    const socket = await tlsClient(port).catch(() => undefined);
+    if (socket !== undefined) {
+      socket.on('error', () => undefined);
+      socket.write('sneaky\n');
+      await closed(socket);
+    }
+    await until(() => intake.counts().refused.handshake === 1, 5000, 'a refused handshake');
+    expect(sink.lines).toEqual([]);
+  });
+
+  it('refuses a certificate from a CA no configuration has', async () => {
+    const { port, sink, intake } = await start();
+    const socket = await tlsClient(port, foreign).catch(() => undefined);
+    if (socket !== undefined) {
+      socket.on('error', () => undefined);
+      socket.write('sneaky\n');
+      await closed(socket);
+    }
+    await until(() => intake.counts().refused.handshake === 1, 5000, 'a refused handshake');
+    expect(sink.lines).toEqual([]);
+  });
+
+  it('revokes a regenerated bundle: its open connection closes at reload and it is refused after', async () => {
+    const { port, sink, intake, registry } = await start();
+    const old = await tlsClient(port, first);
+    await send(old, 'before\n');
+    await until(() => sink.lines.length === 1);
+
+    const renewed = issueBundle({ configId: 'cfg_first', configName: 'First', now });
+    registry.set(renewed);
+    intake.reload();
+    await closed(old);
+    expect(intake.counts().configs.cfg_first).toMatchObject({ revokedClosed: 1, connectionsOpen: 0 });
+
+    const again = await tlsClient(port, first).catch(() => undefined);
+    if (again !== undefined) {
+      again.on('error', () => undefined);
+      again.write('after revocation\n');
+      await closed(again);
+    }
+    const fresh = await tlsClient(port, renewed);
+    await send(fresh, 'with the new bundle\n');
+    await until(() => sink.lines.length === 2);
+    expect(sink.of('cfg_first')).toEqual(['before', 'with the new bundle']);
+    expect(intake.counts().refused.handshake).toBe(1);
+  });
+
+  it('closes the connections of a configuration deleted while data flows, keeping what arrived', async () => {
+    const { port, sink, intake, registry } = await start();
+    const socket = await tlsClient(port, second);
+    await send(socket, 'kept 1\nkept 2\nhalf');
+    await until(() => sink.lines.length === 2);
+    registry.bundles.delete('cfg_second');
+    intake.reload();
+    await closed(socket);
+    expect(sink.of('cfg_second')).toEqual(['kept 1', 'kept 2']);
+    expect(intake.counts().configs.cfg_second).toMatchObject({ revokedClosed: 1, incomplete: 1, connectionsOpen: 0 });
+  });
+
+  it('stops reading while the sink lags and delivers everything once it drains', async () => {
+    const { port, sink, intake } = await start({ highWaterMark: 10, lowWaterMark: 2, backlogPollMs: 10 });
+    const socket = await tlsClient(port, first);
+    sink.pending = 100;
+    await send(socket, 'first\n');
+    await until(() => intake.counts().paused, 5000, 'the intake to pause');
+    const lines = Array.from({ length: 2000 }, (_, i) => `line ${i}`);
+    socket.write(`${lines.join('\n')}\n`);
+    await sleep(300);
+    expect(sink.lines.length).toBe(1);
+
+    sink.pending = 0;
+    intake.drained();
+    await until(() => sink.lines.length === 2001, 5000, 'all lines');
+    expect(sink.of('cfg_first')).toEqual(['first', ...lines]);
+    expect(intake.counts().paused).toBe(false);
+  });
+
+  it('counts an over-long line and still receives the next one', async () => {
+    const { port, sink, intake } = await start({ maxMessageBytes: 100 });
+    const socket = await tlsClient(port, first);
+    await send(socket, `${'x'.repeat(5000)}\nnext\n`);
+    await until(() => sink.lines.length === 1);
+    expect(sink.of('cfg_first')).toEqual(['next']);
+    expect(intake.counts().configs.cfg_first?.oversized).toBe(1);
+  });
+
+  it('closes a slow-loris sender at the idle timeout, keeping its complete lines', async () => {
+    const { port, sink, intake } = await start({ idleTimeoutMs: 300 });
+    const socket = await tlsClient(port, first);
+    await send(socket, 'complete\nparti');
+    const started = Date.now();
+    await closed(socket);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(sink.of('cfg_first')).toEqual(['complete']);
+    expect(intake.counts().configs.cfg_first).toMatchObject({ idleClosed: 1, incomplete: 1, connectionsOpen: 0 });
+  });
+
+  it('drops a connection that never finishes its handshake at the handshake timeout', async () => {
+    const { port, intake } = await start({ handshakeTimeoutMs: 200 });
+    const socket = await rawClient(port);
+    socket.write(Buffer.from([0x16, 0x03, 0x01]));
+    await closed(socket);
+    await until(() => intake.counts().refused.handshakeTimeout === 1);
+  });
+
+  it('refuses and counts connections over the limit', async () => {
+    const { port, intake } = await start({ maxConnections: 5 });
+    const sockets = await Promise.all(Array.from({ length: 8 }, () => rawClient(port)));
+    for (const socket of sockets) socket.on('error', () => undefined);
+    await until(() => intake.counts().refused.overLimit === 3, 5000, 'three refusals');
+    expect(intake.counts().connections).toBe(5);
+  });
+
+  it('survives many connections at once and receives from each', async () => {
+    const { port, sink, intake } = await start();
+    const clients = await Promise.all(Array.from({ length: 200 }, () => tlsClient(port, second)));
+    await Promise.all(clients.map((socket, i) => send(socket, `from ${i}\n`)));
+    await until(() => sink.lines.length === 200, 20_000, '200 lines');
+    expect(intake.counts().configs.cfg_second).toMatchObject({ connectionsOpen: 200, messages: 200 });
+  });
+
+  it('takes a last line without LF when the sender closes its side', async () => {
+    const { port, sink, intake } = await start();
+    const socket = await tlsClient(port, first);
+    socket.end('no newline at the end');
+    await until(() => sink.lines.length === 1);
+    expect(sink.of('cfg_first')).toEqual(['no newline at the end']);
+    await until(() => intake.counts().configs.cfg_first?.connectionsOpen === 0);
+  });
+});
