@@ -5,7 +5,7 @@ import type { CustomRuleLocation, ModuleKey, Role } from '#engine/shared';
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export interface AccountRecord {
   id: string;
@@ -127,13 +127,72 @@ export interface GatewayRecord {
   advertisedAddress: string;
 }
 
+/** A field area of a log configuration (engine/parse's FieldConfig). */
+export type LogFieldRecord =
+  | { kind: 'regex'; name: string; type: 'string' | 'integer' | 'float'; regex: string; group: number; required: boolean }
+  | { kind: 'json'; name: string; type: 'string' | 'integer' | 'float'; source: string; required: boolean };
+
+/** Where a record's time comes from (engine/parse's TimeConfig). */
+export type LogTimeRecord =
+  | { mode: 'current' }
+  | { mode: 'extract'; format: 'YYYY-MM-DD hh:mm:ss' | { custom: string }; field: string };
+
+export type LogKeyTarget = 'ip' | 'device' | 'user' | 'custom1' | 'custom2';
+
+/** A BROKER configuration's Kafka connection. */
+export interface BrokerRecord {
+  /** host:port, comma separated. */
+  address: string;
+  topic: string;
+  account: string;
+  password: string;
+  mechanism: 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
+  tls: boolean;
+}
+
+/** A TCP configuration's certificate bundle (engine/intake issueBundle): regenerating replaces it. */
+export interface LogCertificateRecord {
+  caCertPem: string;
+  caKeyPem: string;
+  clientCertPem: string;
+  clientKeyPem: string;
+  /** SHA-256 of the client certificate (DER, hex): the TLS intake maps a sender to its configuration by it. */
+  fingerprint: string;
+  serial: string;
+  notAfter: number;
+  issuedAt: number;
+}
+
+/**
+ * A log configuration (spec 2.2): access ones are made with each site (view and copy only), custom
+ * ones (TCP or BROKER) by operators.
+ */
 export interface LogConfigRecord {
   id: string;
   name: string;
-  kind: 'access';
-  siteId: string;
-  keyFields: { ip: string; device: string };
+  kind: 'access' | 'messaging' | 'custom';
+  /** access and messaging: the site; custom: null. */
+  siteId: string | null;
+  /** custom: how its logs arrive; null for access and messaging. */
+  method: 'tcp' | 'broker' | null;
+  broker: BrokerRecord | null;
+  templateType: 'plain_text' | 'json';
+  time: LogTimeRecord;
+  /** IANA zone of extracted times. */
+  timezone: string;
+  fields: LogFieldRecord[];
+  keyFields: Partial<Record<LogKeyTarget, string>>;
+  intelligence: boolean;
+  sampleData: string;
+  certificate: LogCertificateRecord | null;
   createdAt: number;
+  updatedAt: number;
+}
+
+/** The TLS intake's own key and certificate (made on first start; senders do not verify it, spec 4.1 anon). */
+export interface IntakeRecord {
+  serverKeyPem: string;
+  serverCertPem: string;
 }
 
 export type ProtectionLevel = 'loose' | 'normal' | 'strict' | 'very_strict';
@@ -205,6 +264,7 @@ export interface ConfigDocument {
   siteGlobal: SiteGlobalRecord;
   gateway: GatewayRecord;
   logConfigs: LogConfigRecord[];
+  intake: IntakeRecord | null;
   ruleSet: RuleSetSourceRecord;
   storage: StorageRecord;
   /** By site id. */
@@ -237,6 +297,7 @@ export function emptyDocument(installationId: string, now: number, secret: () =>
     siteGlobal: defaultSiteGlobal(secret()),
     gateway: { advertisedAddress: '' },
     logConfigs: [],
+    intake: null,
     ruleSet: { source: 'auto', dir: null },
     storage: defaultStorage(),
     basicRules: {},
@@ -244,5 +305,27 @@ export function emptyDocument(installationId: string, now: number, secret: () =>
     links: [],
     licence: null,
     audit: [],
+  };
+}
+
+/** The fields of an access log configuration made with a site (spec 2.2: src_ip is IP, fingerprint the device). */
+export function accessLogConfig(id: string, name: string, siteId: string, now: number): LogConfigRecord {
+  return {
+    id,
+    name,
+    kind: 'access',
+    siteId,
+    method: null,
+    broker: null,
+    templateType: 'json',
+    time: { mode: 'current' },
+    timezone: 'UTC',
+    fields: [],
+    keyFields: { ip: 'src_ip', device: 'fingerprint' },
+    intelligence: true,
+    sampleData: '',
+    certificate: null,
+    createdAt: now,
+    updatedAt: now,
   };
 }

@@ -15,6 +15,7 @@ export {
   DEFAULT_IDENTITY_COOKIE,
   STORAGE_LOG_KINDS,
   defaultStorage,
+  accessLogConfig,
 } from './document.ts';
 export { migrate, type Migration } from './migrations.ts';
 export type {
@@ -30,6 +31,12 @@ export type {
   SiteGlobalRecord,
   GatewayRecord,
   LogConfigRecord,
+  LogFieldRecord,
+  LogTimeRecord,
+  LogKeyTarget,
+  BrokerRecord,
+  LogCertificateRecord,
+  IntakeRecord,
   RunMode,
   AccessMethod,
   ListMode,

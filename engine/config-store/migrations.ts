@@ -1,5 +1,5 @@
 import { RampartError, newSecret } from '#engine/shared';
-import { SCHEMA_VERSION, defaultSiteGlobal, defaultStorage, type ConfigDocument } from './document.ts';
+import { SCHEMA_VERSION, accessLogConfig, defaultSiteGlobal, defaultStorage, type ConfigDocument } from './document.ts';
 
 /**
  * migrations[n] turns a version-n document into a version-(n+1) one. Each is pure and runs once,
@@ -22,6 +22,15 @@ const migrations: Record<number, Migration> = {
   3: (doc) => ({ ...doc, gateway: { advertisedAddress: '' } }),
   // 4 -> 5: how long each kind of log is kept (30 days each).
   4: (doc) => ({ ...doc, storage: defaultStorage() }),
+  // 5 -> 6: log configurations of every kind (spec 2.2), and the TLS intake's own certificate.
+  5: (doc) => ({
+    ...doc,
+    intake: null,
+    logConfigs: (Array.isArray(doc.logConfigs) ? (doc.logConfigs as Record<string, unknown>[]) : []).map((c) => ({
+      ...accessLogConfig(String(c.id), String(c.name), String(c.siteId), Number(c.createdAt) || 0),
+      ...(c.keyFields && typeof c.keyFields === 'object' ? { keyFields: c.keyFields } : {}),
+    })),
+  }),
 };
 
 export function migrate(

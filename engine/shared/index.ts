@@ -53,3 +53,19 @@ export {
   XFF_MODES,
 } from './site-shape.ts';
 export type { SiteInput, SiteSettings, SiteGlobalInput } from './site-shape.ts';
+export {
+  LOG_CONFIG_LIMITS,
+  LOG_TEMPLATE_TYPES,
+  LOG_FIELD_TYPES,
+  LOG_KEY_TARGETS,
+  LOG_CONFIG_METHODS,
+  LOG_CONFIG_KINDS,
+  KAFKA_MECHANISMS,
+  PREDEFINED_LOG_TIME_FORMAT,
+  logFieldSchema,
+  logTimeSchema,
+  logKeyFieldsSchema,
+  brokerInputSchema,
+  logConfigInputSchema,
+} from './log-config-shape.ts';
+export type { LogFieldInput, LogTimeInput, BrokerInput, LogConfigInput } from './log-config-shape.ts';

@@ -11,7 +11,7 @@ import {
   type FieldProblem,
   type Random,
 } from '#engine/shared';
-import type { ConfigSlice, SiteRecord, SiteGlobalRecord } from '#engine/config-store';
+import { accessLogConfig, type ConfigSlice, type SiteRecord, type SiteGlobalRecord } from '#engine/config-store';
 import { compileSite, type CompiledSite } from './compiled-site.ts';
 import {
   automaticGatewayAddress,
@@ -102,14 +102,7 @@ export class SitesService {
     return this.#deps.store.update((doc) => {
       this.#checkUniqueName(doc.sites, record.name, record.id);
       doc.sites.push(record);
-      doc.logConfigs.push({
-        id: newId('log', this.#deps.random),
-        name: `${record.name} access log`,
-        kind: 'access',
-        siteId: record.id,
-        keyFields: { ip: 'src_ip', device: 'fingerprint' },
-        createdAt: now,
-      });
+      doc.logConfigs.push(accessLogConfig(newId('log', this.#deps.random), `${record.name} access log`, record.id, now));
       return record;
     });
   }

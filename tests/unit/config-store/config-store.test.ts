@@ -83,7 +83,7 @@ describe('migrations', () => {
   });
 
   it('give a version-4 document 30 days of retention for every log kind (4 -> 5)', () => {
-    const { doc } = migrate({ schemaVersion: 4, accounts: [], gateway: { advertisedAddress: '' } });
+    const { doc } = migrate({ schemaVersion: 4, accounts: [], gateway: { advertisedAddress: '' } }, undefined, 5);
     expect(doc.schemaVersion).toBe(5);
     expect(doc.storage.retentionDays).toEqual({
       access: 30,
@@ -93,6 +93,45 @@ describe('migrations', () => {
       custom: 30,
       trigger: 30,
     });
+  });
+
+  it('give a version-5 access log configuration every field of a log configuration, keeping its key fields (5 -> 6)', () => {
+    const { doc } = migrate({
+      schemaVersion: 5,
+      accounts: [],
+      logConfigs: [
+        {
+          id: 'log_1',
+          name: 'Shop access log',
+          kind: 'access',
+          siteId: 'site_1',
+          keyFields: { ip: 'src_ip', device: 'fingerprint' },
+          createdAt: 7,
+        },
+      ],
+    });
+    expect(doc.schemaVersion).toBe(6);
+    expect(doc.intake).toBeNull();
+    expect(doc.logConfigs).toEqual([
+      {
+        id: 'log_1',
+        name: 'Shop access log',
+        kind: 'access',
+        siteId: 'site_1',
+        method: null,
+        broker: null,
+        templateType: 'json',
+        time: { mode: 'current' },
+        timezone: 'UTC',
+        fields: [],
+        keyFields: { ip: 'src_ip', device: 'fingerprint' },
+        intelligence: true,
+        sampleData: '',
+        certificate: null,
+        createdAt: 7,
+        updatedAt: 7,
+      },
+    ]);
   });
 
   it('leave a current document alone', () => {
