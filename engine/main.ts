@@ -19,6 +19,7 @@ import { SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
 import { buildConsoleServer, type AnyRoute, type ApiDeps } from '#engine/api';
 import { SearchService } from '#engine/search';
+import { Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
 import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
@@ -137,6 +138,8 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const logger = options.logger ?? pino({ level: settings.logLevel, base: { service: 'rampart-engine' } });
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
   const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock);
+  // The log configurations' key fields are indexed too; the service is made below, after the store.
+  let keyFieldsOfLog: (log: string) => readonly string[] = () => [];
   const logStore = await LogStore.open(
     settings.dataDir,
     (err) => logger.error({ err }, 'access/detection log write failed; those records are lost'),
@@ -150,6 +153,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       retention: { days: () => configStore.data.storage.retentionDays },
       clock: options.clock ?? systemClock,
       logger,
+      extraIndexedFields: (log) => keyFieldsOfLog(log),
     },
   );
   const vendorPublicKeyPem = settings.licencePublicKeyFile
@@ -260,6 +264,35 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   );
   const basicRules = get(c, TOKENS.basicRules);
 
+  const logConfigs = new LogConfigsService({
+    store: configStore.slice(['logConfigs']),
+    clock: get(c, TOKENS.clock),
+    random: get(c, TOKENS.random),
+  });
+  keyFieldsOfLog = (log) => logConfigs.keyFieldsOfLog(log);
+  const intel: Intel = await createIntel({
+    cityDb: settings.intel.cityDb,
+    ...(settings.intel.countryDb ? { countryDb: settings.intel.countryDb } : {}),
+    ...(settings.intel.asnDb ? { asnDb: settings.intel.asnDb } : {}),
+  });
+  const intakes = new Intakes({
+    configs: logConfigs,
+    ingest: new LogIngest({
+      store: logStore,
+      configs: logConfigs,
+      clock: get(c, TOKENS.clock),
+      intel: (ip, userAgent) => intel.lookup(ip, userAgent),
+    }),
+    store: configStore.slice(['intake']),
+    clock: get(c, TOKENS.clock),
+    logger,
+    tcp: { host: settings.gateway.host, port: settings.intake.port },
+    advertisedHost: () => {
+      const address = get(c, TOKENS.sites).gatewayAddress().address;
+      return address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.replace(/:\d+$/, '');
+    },
+  });
+
   const https = settings.console.tls
     ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
     : undefined;
@@ -272,6 +305,8 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       ruleSets,
       logStore,
       search: new SearchService({ store: logStore, clock: get(c, TOKENS.clock) }),
+      logConfigs,
+      intakes,
       storage: storageSettings(configStore.slice(['storage'])),
       clock: get(c, TOKENS.clock),
       gatewayLogPort: settings.gateway.logPort,
@@ -284,11 +319,6 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     { https, extraRoutes: options.extraRoutes },
   );
   const clock = get(c, TOKENS.clock);
-  const intel: Intel = await createIntel({
-    cityDb: settings.intel.cityDb,
-    ...(settings.intel.countryDb ? { countryDb: settings.intel.countryDb } : {}),
-    ...(settings.intel.asnDb ? { asnDb: settings.intel.asnDb } : {}),
-  });
   const probe = new ProbeService({
     secret: Buffer.from(configStore.data.secrets.tokenKey, 'base64url'),
     clock,
@@ -332,6 +362,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });
   const gatewayAddress = await gateway.listen({ host: settings.gateway.host, port: settings.gateway.port });
   gatewayPort = Number(new URL(gatewayAddress).port);
+  await intakes.start();
   const port = new URL(address).port;
   const host = settings.console.host.includes(':') ? `[${settings.console.host}]` : settings.console.host;
   const consoleUrl = `${https ? 'https' : 'http'}://${host}:${port}`;
@@ -347,7 +378,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     container: c,
     stop: () =>
       (stopping ??= (async () => {
-        await Promise.all([app.close(), gateway.close()]);
+        await Promise.all([app.close(), gateway.close(), intakes.close()]);
         await logStore.close();
         await new Promise<void>((done) => (compatLog ? compatLog.end(done) : done()));
         c.clearInstances();

@@ -6,6 +6,7 @@ import type { AccountRecord } from '#engine/config-store';
 import type { Clock, Edition, Logger } from '#engine/shared';
 import type { LogStore } from '#engine/log-store';
 import type { SearchService } from '#engine/search';
+import type { Intakes, LogConfigsService } from '#engine/log-configs';
 import type { StorageLogKind } from '#engine/config-store';
 
 export type { AccountRecord, Session };
@@ -19,6 +20,9 @@ export interface ApiDeps {
   ruleSets: RuleSetManager;
   logStore: LogStore;
   search: SearchService;
+  logConfigs: LogConfigsService;
+  /** The log intakes and their ingestion (counters, failed records). */
+  intakes: Intakes;
   /** How long each kind of log is kept (the configuration's storage slice). */
   storage: {
     retentionDays(): Record<StorageLogKind, number>;

@@ -31,6 +31,7 @@ import { systemRoutes } from './routes/system.routes.ts';
 import { siteRoutes } from './routes/sites.routes.ts';
 import { basicRuleRoutes } from './routes/basic-rules.routes.ts';
 import { logRoutes } from './routes/logs.routes.ts';
+import { logConfigRoutes } from './routes/log-configs.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -69,6 +70,7 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
     ...siteRoutes(deps),
     ...basicRuleRoutes(deps),
     ...logRoutes(deps),
+    ...logConfigRoutes(deps),
   ];
 }
 

@@ -129,13 +129,19 @@ export interface GatewayRecord {
 
 /** A field area of a log configuration (engine/parse's FieldConfig). */
 export type LogFieldRecord =
-  | { kind: 'regex'; name: string; type: 'string' | 'integer' | 'float'; regex: string; group: number; required: boolean }
+  | {
+      kind: 'regex';
+      name: string;
+      type: 'string' | 'integer' | 'float';
+      regex: string;
+      group: number;
+      required: boolean;
+    }
   | { kind: 'json'; name: string; type: 'string' | 'integer' | 'float'; source: string; required: boolean };
 
 /** Where a record's time comes from (engine/parse's TimeConfig). */
 export type LogTimeRecord =
-  | { mode: 'current' }
-  | { mode: 'extract'; format: 'YYYY-MM-DD hh:mm:ss' | { custom: string }; field: string };
+  { mode: 'current' } | { mode: 'extract'; format: 'YYYY-MM-DD hh:mm:ss' | { custom: string }; field: string };
 
 export type LogKeyTarget = 'ip' | 'device' | 'user' | 'custom1' | 'custom2';
 

@@ -55,6 +55,8 @@ const BOOT_KEY = Buffer.from([0xff, 0x62, 0x6f, 0x6f, 0x74]);
 /** `0xFF m <name>`: values a writer keeps with its records (putMeta), such as a Kafka partition's next offset. */
 const META_SPACE = Buffer.from([0xff, 0x6d]);
 const metaKey = (name: string): Buffer => Buffer.concat([META_SPACE, Buffer.from(name, 'utf8')]);
+const indexedSinceName = (log: string, field: string): string => `indexed-since\u0000${log}\u0000${field}`;
+const STANDARD_INDEXED: ReadonlySet<string> = new Set(INDEXED_FIELDS);
 /** Minutes of roll-up counts kept in memory per log (older ones are written and dropped). */
 const ROLLUP_MINUTES_KEPT = 4;
 const DAY = 86_400_000;
@@ -295,6 +297,8 @@ export class LogStore {
   #inFlight = { records: 0, bytes: 0 };
   /** Meta values staged for the next batch. */
   #meta = new Map<string, string>();
+  /** `<log>\0<field>` -> the second from which an extra field's index entries are complete. */
+  readonly #indexedSince = new Map<string, number>();
   readonly #pool: Buffer[] = [];
   /** Key builders by log and field. */
   readonly #keyBuilders = new Map<string, Map<string, IndexKeys>>();
@@ -425,7 +429,7 @@ export class LogStore {
         rows: 0,
         encoder,
         // The fields to index, worked out once per block rather than once per record.
-        fields: extra.length === 0 ? INDEXED_FIELDS : [...INDEXED_FIELDS, ...extra],
+        fields: extra.length === 0 ? INDEXED_FIELDS : [...new Set([...INDEXED_FIELDS, ...extra])],
         index: new Map(),
       };
       this.#open.set(log, block);
@@ -446,6 +450,28 @@ export class LogStore {
   putMeta(name: string, value: string): void {
     this.#meta.set(name, value);
     this.#timer ??= setTimeout(this.#tick, FLUSH_AFTER_MS);
+  }
+
+  /**
+   * The fields a search may find through this log's index entries: INDEXED_FIELDS, and each extra
+   * field (a configuration's key field) whose entries cover the whole log, that is, indexed since
+   * before its oldest record. A key field added later is searched by scanning until then.
+   */
+  async indexedFields(log: string): Promise<ReadonlySet<string>> {
+    const extra = this.#extraFields(log).filter((f) => !(INDEXED_FIELDS as readonly string[]).includes(f));
+    if (extra.length === 0) return STANDARD_INDEXED;
+    const span = await this.span(log);
+    const fields = new Set<string>(INDEXED_FIELDS);
+    for (const field of extra) {
+      const name = indexedSinceName(log, field);
+      let since = this.#indexedSince.get(name);
+      if (since === undefined) {
+        const stored = await this.#db.get(metaKey(name));
+        if (stored !== undefined) this.#indexedSince.set(name, (since = Number(stored)));
+      }
+      if (span === null || (since !== undefined && since <= span.oldest)) fields.add(field);
+    }
+    return fields;
   }
 
   /** A value put with putMeta (the written one, or the one staged for the next batch). */
@@ -596,6 +622,17 @@ export class LogStore {
     // Listeners (a live tail) hear of each block once it is written; its lines are copied now, as
     // the block's buffer goes back to the pool.
     const heard: StoredBlock[] = [];
+    // The first block of a log indexed on an extra field says from when that field's index is whole.
+    for (const block of blocks) {
+      for (let f = INDEXED_FIELDS.length; f < block.fields.length; f++) {
+        const name = indexedSinceName(block.log, block.fields[f]!);
+        if (this.#indexedSince.has(name)) continue;
+        const stored = await this.#db.get(metaKey(name));
+        const since = stored === undefined ? block.second : Number(stored);
+        this.#indexedSince.set(name, since);
+        if (stored === undefined) meta.set(name, String(since));
+      }
+    }
     for (const block of blocks) {
       // The header goes after the rows (appends reserved its room).
       block.buf[block.used++] = NEWLINE;
@@ -817,6 +854,8 @@ export class LogStore {
 
   /** The time of a log's oldest and newest block (whole seconds), or null when it has none. */
   async span(log: string): Promise<{ oldest: number; newest: number } | null> {
+    // What was appended counts: a search right after an intake's lines must see them.
+    await this.flush();
     const bounds = rangeBounds(log, 0, Number.MAX_SAFE_INTEGER);
     const [first] = await this.#db.keys({ ...bounds, limit: 1 }).all();
     if (first === undefined) return null;

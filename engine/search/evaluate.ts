@@ -78,10 +78,10 @@ interface Compiled {
   rollup: boolean;
 }
 
-function compileTerm(filter: Filter, negated: boolean): Compiled {
+function compileTerm(filter: Filter, negated: boolean, indexed: ReadonlySet<string>): Compiled {
   switch (filter.op) {
     case 'and': {
-      const parts = filter.filters.map((f) => compileTerm(f, negated));
+      const parts = filter.filters.map((f) => compileTerm(f, negated, indexed));
       return {
         test: (r) => parts.every((p) => p.test(r)),
         needs: negated ? [] : parts.flatMap((p) => p.needs),
@@ -90,7 +90,7 @@ function compileTerm(filter: Filter, negated: boolean): Compiled {
       };
     }
     case 'or': {
-      const parts = filter.filters.map((f) => compileTerm(f, negated));
+      const parts = filter.filters.map((f) => compileTerm(f, negated, indexed));
       return {
         test: (r) => parts.some((p) => p.test(r)),
         needs: [],
@@ -99,7 +99,7 @@ function compileTerm(filter: Filter, negated: boolean): Compiled {
       };
     }
     case 'not': {
-      const inner = compileTerm(filter.filter, !negated);
+      const inner = compileTerm(filter.filter, !negated, indexed);
       return { test: (r) => !inner.test(r), needs: [], terms: [], rollup: inner.rollup };
     }
     case 'eq':
@@ -111,7 +111,7 @@ function compileTerm(filter: Filter, negated: boolean): Compiled {
       return {
         test: filter.op === 'eq' ? holds : (r) => !holds(r),
         needs: positive ? [new RegExp(escapeRegex(JSON.stringify(wanted).slice(1, -1)))] : [],
-        terms: positive && INDEXED.has(field) ? [{ field, value: wanted }] : [],
+        terms: positive && indexed.has(field) ? [{ field, value: wanted }] : [],
         rollup: ROLLUP_FIELDS.has(field),
       };
     }
@@ -189,11 +189,12 @@ function compileTerm(filter: Filter, negated: boolean): Compiled {
   }
 }
 
-export function compileFilter(filter: Filter | null): CompiledFilter {
+/** `indexed`: the fields the log has whole index entries for (LogStore.indexedFields; default INDEXED_FIELDS). */
+export function compileFilter(filter: Filter | null, indexed: ReadonlySet<string> = INDEXED): CompiledFilter {
   if (filter === null) {
     return { matches: () => true, mayMatch: () => true, indexTerms: [], rollupFields: true, exactIndexTerm: null };
   }
-  const compiled = compileTerm(filter, false);
+  const compiled = compileTerm(filter, false, indexed);
   const needs = compiled.needs;
   return {
     matches: compiled.test,
@@ -201,7 +202,7 @@ export function compileFilter(filter: Filter | null): CompiledFilter {
     indexTerms: compiled.terms,
     rollupFields: compiled.rollup,
     exactIndexTerm:
-      filter.op === 'eq' && INDEXED.has(filter.field) && Buffer.byteLength(String(filter.value)) <= MAX_INDEXED_VALUE
+      filter.op === 'eq' && indexed.has(filter.field) && Buffer.byteLength(String(filter.value)) <= MAX_INDEXED_VALUE
         ? { field: filter.field, value: String(filter.value) }
         : null,
   };

@@ -148,7 +148,7 @@ export class SearchService {
       parts.length === 0 ? null : parts.length === 1 ? parts[0]! : { op: 'and', filters: parts };
     let compiled: CompiledFilter;
     try {
-      compiled = compileFilter(filter);
+      compiled = compileFilter(filter, await this.deps.store.indexedFields(input.log));
     } catch (error) {
       if (error instanceof FilterError)
         throw refused(parsed ? 'query' : 'filter', error.message, { reason: error.reason, ...error.params });

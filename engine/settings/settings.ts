@@ -63,7 +63,12 @@ const settingsSchema = z.object({
     .min(1, 'must be between 1 and 60000')
     .max(60_000, 'must be between 1 and 60000')
     .default(3000),
-  RAMPART_INTAKE_PORT: port.default(5514),
+  RAMPART_INTAKE_PORT: z.coerce
+    .number({ error: 'must be a port number' })
+    .int('must be a whole number')
+    .min(0, 'must be between 0 (off) and 65535')
+    .max(65535, 'must be between 0 (off) and 65535')
+    .default(5514),
   RAMPART_CONSOLE_TLS_CERT: z.string().min(1).optional(),
   RAMPART_CONSOLE_TLS_KEY: z.string().min(1).optional(),
   RAMPART_PUBLIC_URL: z.url({ error: 'must be an absolute URL such as https://rampart.example:9080' }).optional(),

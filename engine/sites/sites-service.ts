@@ -102,7 +102,9 @@ export class SitesService {
     return this.#deps.store.update((doc) => {
       this.#checkUniqueName(doc.sites, record.name, record.id);
       doc.sites.push(record);
-      doc.logConfigs.push(accessLogConfig(newId('log', this.#deps.random), `${record.name} access log`, record.id, now));
+      doc.logConfigs.push(
+        accessLogConfig(newId('log', this.#deps.random), `${record.name} access log`, record.id, now),
+      );
       return record;
     });
   }

@@ -44,6 +44,8 @@ export async function startTestEngine(
     RAMPART_GATEWAY_PORT: String(gatewayPort),
     // Each test engine its own gateway log port (nginx's access-log lines), not the default 9082.
     RAMPART_GATEWAY_LOG_PORT: String(await freePort()),
+    // ... and its own TLS log intake port, not the default 5514.
+    RAMPART_INTAKE_PORT: String(await freePort()),
     RAMPART_LOG_LEVEL: 'silent',
     ...env,
   });

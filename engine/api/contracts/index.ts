@@ -13,6 +13,7 @@ import * as licence from './licence.contract.ts';
 import * as sites from './sites.contract.ts';
 import * as basicRules from './basic-rules.contract.ts';
 import * as logs from './logs.contract.ts';
+import * as logConfigs from './log-configs.contract.ts';
 
 export { defineContract } from './contract.ts';
 export type { Access, Contract, HttpMethod, InputOf, ParamsOf, QueryOf, BodyOf, ResponseOf } from './contract.ts';
@@ -24,6 +25,7 @@ export * from './licence.contract.ts';
 export * from './sites.contract.ts';
 export * from './basic-rules.contract.ts';
 export * from './logs.contract.ts';
+export * from './log-configs.contract.ts';
 export type { ErrorBody } from '#engine/shared';
 export { requestFor, API_BASE } from './request.ts';
 export type { CallInput, ContractRequest } from './request.ts';
@@ -36,9 +38,16 @@ const isContract = (value: unknown): value is Contract =>
 
 /** Every contract, by domain. */
 export const CONTRACTS: Readonly<Record<string, readonly Contract[]>> = Object.fromEntries(
-  Object.entries({ system, session, accounts, licence, sites, 'basic-rules': basicRules, logs }).map(
-    ([domain, exports]) => [domain, Object.values(exports).filter(isContract)],
-  ),
+  Object.entries({
+    system,
+    session,
+    accounts,
+    licence,
+    sites,
+    'basic-rules': basicRules,
+    logs,
+    'log-configs': logConfigs,
+  }).map(([domain, exports]) => [domain, Object.values(exports).filter(isContract)]),
 );
 
 export const ALL_CONTRACTS: readonly Contract[] = Object.values(CONTRACTS).flat();

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { RampartError } from '#engine/shared';
 import { kindOfLog, type LogKind } from '#engine/log-store';
 import { scalarText, type Row } from '#engine/search';
+import { customLogName } from '#engine/log-configs';
 import { bindRoute, type AnyRoute } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
@@ -24,7 +25,7 @@ const MAX_TAILS = 32;
 const TAIL_KEEPALIVE_MS = 15_000;
 
 /** Logs behind the event-rule module (spec 1.2). */
-const GATED: ReadonlySet<LogKind> = new Set(['raw', 'trigger']);
+const GATED: ReadonlySet<LogKind> = new Set(['raw', 'trigger', 'custom']);
 
 export function logRoutes(deps: ApiDeps): AnyRoute[] {
   const { search, logStore } = deps;
@@ -59,6 +60,9 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
       add(`detection:${site.id}`, label, site.id);
       if (deps.edition === 'B') add(`messaging:${site.id}`, label, site.id);
     }
+    // Custom log configurations (TCP and BROKER): named with the configuration's name.
+    for (const config of deps.logConfigs.list())
+      if (config.kind === 'custom') add(customLogName(config.id), config.name, null);
     for (const span of spans.values()) add(span.log, span.log, null);
     return views;
   }
@@ -86,7 +90,8 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
     const siteLog =
       (kind === 'access' || kind === 'detection' || (kind === 'messaging' && deps.edition === 'B')) &&
       deps.sites.list().some((site) => site.id === siteId);
-    if (siteLog || (await logStore.span(log)) !== null) return;
+    const configLog = log === customLogName(siteId) && deps.logConfigs.list().some((c) => c.id === siteId);
+    if (siteLog || configLog || (await logStore.span(log)) !== null) return;
     throw new RampartError('NOT_FOUND', `log: no log named ${log}`, { field: 'log', params: { log } });
   }
 

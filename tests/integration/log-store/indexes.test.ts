@@ -201,3 +201,30 @@ describe('durability and opening', () => {
     await first.close();
   });
 });
+
+describe('fields a log is indexed on besides the standard ones (a configuration’s key fields)', () => {
+  it('are offered to searches only once their entries cover the whole log', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rampart-extra-'));
+    let extra: string[] = [];
+    const store = await LogStore.open(dir, undefined, { extraIndexedFields: () => extra });
+    store.append('custom:a', { _timestamp: 1_000, user: 'bob' });
+    await store.flush();
+    // the key field is added after records were stored: its index misses them, so no search uses it
+    extra = ['user'];
+    store.append('custom:a', { _timestamp: 2_000, user: 'bob' });
+    store.append('custom:b', { _timestamp: 2_000, user: 'eve' });
+    await store.flush();
+    expect((await store.indexedFields('custom:a')).has('user')).toBe(false);
+    expect((await store.indexedFields('custom:b')).has('user')).toBe(true);
+    expect((await store.indexedFields('custom:b')).has('src_ip')).toBe(true);
+    // once the records from before are gone, the index is whole
+    await store.deleteBefore('custom:a', 2_000);
+    expect((await store.indexedFields('custom:a')).has('user')).toBe(true);
+    await store.close();
+    // and it is remembered across a restart
+    const reopened = await LogStore.open(dir, undefined, { extraIndexedFields: () => extra });
+    expect((await reopened.indexedFields('custom:b')).has('user')).toBe(true);
+    await reopened.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,13 @@
+/**
+ * Log configurations (spec 2.2, docs/DESIGN.md 2b): the access ones made with each site and the
+ * custom TCP and BROKER ones operators make, each compiled to its parser (engine/parse) on save,
+ * TCP ones with their certificate bundle (engine/intake); and the ingestion that turns the lines an
+ * intake receives into stored records (the configuration's log, the raw log, counters, the last
+ * failed records).
+ */
+export { LogConfigsService, customLogName, parseConfigOf, RAW_LOG } from './log-configs-service.ts';
+export type { LogConfigsDeps } from './log-configs-service.ts';
+export { LogIngest, FAILED_KEPT } from './ingest.ts';
+export type { IngestStore, IntelLookup, FailedRecord, IngestCounts } from './ingest.ts';
+export { Intakes } from './intakes.ts';
+export type { IntakesDeps, TcpStatus, KafkaStatus } from './intakes.ts';

@@ -1,0 +1,158 @@
+import type { LogRecord } from '#engine/log-store';
+import type { Clock } from '#engine/shared';
+import { customLogName, RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
+
+/** The part of the log store ingestion writes to. */
+export interface IngestStore {
+  append(log: string, record: LogRecord): void;
+  backlog(): { records: number; bytes: number };
+}
+
+/** Looks up `_intelligence_result` for a record's src_ip and user_agent (the intel module). */
+export type IntelLookup = (ip: string, userAgent: string) => unknown;
+
+/** A received line a configuration could not use, with why (spec 2.2: an operator sees why data is missing). */
+export interface FailedRecord {
+  at: number;
+  code: string;
+  reason: string;
+  field: string | null;
+  /** The line, cut to FAILED_LINE_CHARS. */
+  line: string;
+}
+
+export interface IngestCounts {
+  received: number;
+  parsed: number;
+  discarded: number;
+  /** Lines that came for a configuration that no longer exists (deleted while data flowed). */
+  orphaned: number;
+  lastReceivedAt: number | null;
+}
+
+/** Failed records kept per configuration (the newest). */
+export const FAILED_KEPT = 100;
+const FAILED_LINE_CHARS = 2048;
+
+const zeroCounts = (): IngestCounts => ({ received: 0, parsed: 0, discarded: 0, orphaned: 0, lastReceivedAt: null });
+
+/**
+ * Turns the lines a TCP or BROKER configuration received into records: each line is parsed with the
+ * configuration's parser; a parsed record goes to `custom:<id>` (indexed on the configuration's key
+ * fields), every line to the raw log with `parsed` 1 or 0 and, for 0, the reason (spec 7); a line
+ * missing a required field is not in the configuration's log (spec 7: not visible in search), is
+ * counted as discarded and kept with its reason among the last FAILED_KEPT. Synchronous: a Kafka
+ * consumer puts its offsets right after, in the same batch as these records.
+ */
+export class LogIngest {
+  readonly #counts = new Map<string, IngestCounts>();
+  readonly #failed = new Map<string, FailedRecord[]>();
+  #sequence = 0;
+  readonly #prefix: string;
+
+  constructor(
+    private readonly deps: {
+      store: IngestStore;
+      configs: LogConfigsService;
+      clock: Clock;
+      intel?: IntelLookup;
+      /** A short id of this start, so TCP records' log_id never repeats across restarts. */
+      boot?: string;
+    },
+  ) {
+    this.#prefix = `${deps.boot ?? Date.now().toString(36)}-`;
+  }
+
+  /**
+   * Parses and stores `lines` of one configuration. `logIds` (Kafka: topic-partition-offset) name
+   * the records; otherwise each gets `<boot>-<n>`.
+   */
+  write(configId: string, lines: readonly string[], logIds?: readonly string[]): void {
+    const counts = this.#countsOf(configId);
+    const now = this.deps.clock.now();
+    counts.received += lines.length;
+    counts.lastReceivedAt = now;
+    const parser = this.deps.configs.parser(configId);
+    if (parser === undefined) {
+      counts.orphaned += lines.length;
+      return;
+    }
+    const log = customLogName(configId);
+    const intel = parser.intelligence ? this.deps.intel : undefined;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      const logId = logIds?.[i] ?? `${this.#prefix}${(this.#sequence++).toString(36)}`;
+      const outcome = parser.parse(line, { now, logId });
+      if (outcome.ok) {
+        const record = outcome.record as LogRecord;
+        if (intel) {
+          const ip = typeof record.src_ip === 'string' ? record.src_ip : '';
+          const ua = typeof record.user_agent === 'string' ? record.user_agent : '';
+          (record as Record<string, unknown>)._intelligence_result = intel(ip, ua);
+        }
+        this.deps.store.append(log, record);
+        counts.parsed++;
+        this.deps.store.append(RAW_LOG, {
+          _timestamp: now,
+          log_id: logId,
+          log_setting_id: configId,
+          parsed: 1,
+          raw_data: record.raw_data,
+        });
+      } else {
+        counts.discarded++;
+        this.#keepFailed(configId, {
+          at: now,
+          code: outcome.code,
+          reason: outcome.reason,
+          field: outcome.field ?? null,
+          line,
+        });
+        this.deps.store.append(RAW_LOG, {
+          _timestamp: now,
+          log_id: logId,
+          log_setting_id: configId,
+          parsed: 0,
+          reason: outcome.reason,
+          raw_data: line.length > FAILED_LINE_CHARS * 8 ? `${line.slice(0, FAILED_LINE_CHARS * 8)}…` : line,
+        });
+      }
+    }
+  }
+
+  /** Records appended and not yet written: the intakes pause their senders while it is high. */
+  backlog(): number {
+    return this.deps.store.backlog().records;
+  }
+
+  counts(configId: string): IngestCounts {
+    return { ...(this.#counts.get(configId) ?? zeroCounts()) };
+  }
+
+  /** The newest failed records of a configuration, newest first. */
+  failed(configId: string): FailedRecord[] {
+    return [...(this.#failed.get(configId) ?? [])].reverse();
+  }
+
+  /** Forgets a deleted configuration's counters and failures. */
+  forget(configId: string): void {
+    this.#counts.delete(configId);
+    this.#failed.delete(configId);
+  }
+
+  #countsOf(configId: string): IngestCounts {
+    let counts = this.#counts.get(configId);
+    if (counts === undefined) this.#counts.set(configId, (counts = zeroCounts()));
+    return counts;
+  }
+
+  #keepFailed(configId: string, failed: FailedRecord): void {
+    let ring = this.#failed.get(configId);
+    if (ring === undefined) this.#failed.set(configId, (ring = []));
+    ring.push({
+      ...failed,
+      line: failed.line.length > FAILED_LINE_CHARS ? `${failed.line.slice(0, FAILED_LINE_CHARS)}…` : failed.line,
+    });
+    if (ring.length > FAILED_KEPT) ring.splice(0, ring.length - FAILED_KEPT);
+  }
+}
