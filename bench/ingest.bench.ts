@@ -1,0 +1,227 @@
+/**
+ * Log ingestion (issue 14), in one run:
+ *
+ *   ingest_tls_records_per_s        TLS senders on loopback (their own processes, a configuration's
+ *                                   client certificate each) -> the TLS intake -> parse (one plain_text
+ *                                   configuration with regex areas, one json configuration) -> the
+ *                                   configuration's log with its indexes and roll-ups, and the raw log;
+ *                                   sustained for RAMPART_BENCH_INGEST_SECONDS (default 60)
+ *   ingest_tls_plain_text_records_per_s / ingest_tls_json_records_per_s   the same, per template
+ *   ingest_raw_level_records_per_s  the same records put with classic-level alone (batches of 1,000)
+ *   ingest_peak_rss_mb              the process's peak resident memory while the senders outrun the
+ *                                   store (reading pauses on the store's backlog)
+ *   ingest_kafka_records_per_s      see bench/ingest-kafka (printed by the Kafka intake's bench when
+ *                                   a broker can be started)
+ *
+ * Runs with the engine's Node flags (bench/run.mjs), as the engine process does.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { ConfigStore } from '#engine/config-store';
+import { LogStore, recordKey } from '#engine/log-store';
+import { Intakes, LogConfigsService, LogIngest, customLogName } from '#engine/log-configs';
+import { systemClock, type LogConfigInput } from '#engine/shared';
+import { line } from './support.ts';
+
+const SECONDS = Number(process.env.RAMPART_BENCH_INGEST_SECONDS ?? 60);
+const LINES = 20_000;
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+const plainText: LogConfigInput = {
+  name: 'sshd over TLS',
+  method: 'tcp',
+  broker: null,
+  templateType: 'plain_text',
+  time: { mode: 'extract', format: { custom: 'MMM DD hh:mm:ss' }, field: '^(\\w{3} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d)' },
+  timezone: 'UTC',
+  fields: [
+    {
+      kind: 'regex',
+      name: 'host',
+      type: 'string',
+      regex: '^\\w{3} [ \\d]\\d [\\d:]{8} (\\S+)',
+      group: 1,
+      required: true,
+    },
+    {
+      kind: 'regex',
+      name: 'src_ip',
+      type: 'string',
+      regex: 'from (\\d+\\.\\d+\\.\\d+\\.\\d+)',
+      group: 1,
+      required: true,
+    },
+    { kind: 'regex', name: 'user', type: 'string', regex: 'user=(\\w+)', group: 1, required: false },
+    { kind: 'regex', name: 'port', type: 'integer', regex: 'port (\\d+)', group: 1, required: false },
+  ],
+  keyFields: { ip: 'src_ip', user: 'user' },
+  intelligence: false,
+  sampleData: '',
+};
+
+const json: LogConfigInput = {
+  name: 'app events over TLS',
+  method: 'tcp',
+  broker: null,
+  templateType: 'json',
+  time: { mode: 'extract', format: 'YYYY-MM-DD hh:mm:ss', field: 'timestamp' },
+  timezone: 'UTC',
+  fields: [
+    { kind: 'json', name: 'host', source: 'host', type: 'string', required: true },
+    { kind: 'json', name: 'src_ip', source: 'client.ip', type: 'string', required: true },
+    { kind: 'json', name: 'user', source: 'user', type: 'string', required: false },
+    { kind: 'json', name: 'status', source: 'status', type: 'integer', required: false },
+    { kind: 'json', name: 'duration', source: 'duration', type: 'float', required: false },
+    { kind: 'json', name: 'message', source: 'message', type: 'string', required: false },
+  ],
+  keyFields: { ip: 'src_ip', user: 'user' },
+  intelligence: false,
+  sampleData: '',
+};
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+function plainLine(i: number, now: Date): string {
+  const t = new Date(now.getTime() - (LINES - i) * 10);
+  const day = String(t.getUTCDate()).padStart(2, ' ');
+  return `${MONTHS[t.getUTCMonth()]} ${day} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())} web-${i % 7} info auth [${1000 + (i % 50)}]: Failed password for user=u${i % 300} from 10.${(i >> 8) & 255}.${i & 255}.${i % 97} port ${20000 + (i % 40000)} ssh2`;
+}
+
+function jsonLine(i: number, now: Date): string {
+  const t = new Date(now.getTime() - (LINES - i) * 10);
+  const stamp = `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
+  return JSON.stringify({
+    timestamp: stamp,
+    host: `app-${i % 5}`,
+    severity: 'info',
+    facility: 'local0',
+    'app-name': 'checkout',
+    procid: String(3000 + (i % 20)),
+    client: { ip: `192.168.${(i >> 8) & 255}.${i & 255}` },
+    user: `c${i % 500}`,
+    status: i % 17 === 0 ? 500 : 200,
+    duration: (i % 1000) / 1000,
+    message: `order ${i} placed`,
+  });
+}
+
+const work = await mkdtemp(join(tmpdir(), 'rampart-bench-ingest-'));
+const configStore = await ConfigStore.open(join(work, 'config'), systemClock);
+const configs = new LogConfigsService({ store: configStore.slice(['logConfigs']), clock: systemClock });
+const store = await LogStore.open(join(work, 'data'), undefined, {
+  extraIndexedFields: (log) => configs.keyFieldsOfLog(log),
+});
+const ingest = new LogIngest({ store, configs, clock: systemClock });
+const plainConfig = await configs.create(plainText);
+const jsonConfig = await configs.create(json);
+// Port 0 would turn the intake off: ask for a free one.
+const port = await new Promise<number>((resolve) => {
+  void import('node:net').then(({ createServer }) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as { port: number };
+      probe.close(() => resolve(free));
+    });
+  });
+});
+const tcpIntakes = new Intakes({
+  configs,
+  ingest,
+  store: configStore.slice(['intake']),
+  clock: systemClock,
+  tcp: { host: '127.0.0.1', port },
+  advertisedHost: () => '127.0.0.1',
+});
+await tcpIntakes.start();
+
+const now = new Date();
+const files: Record<string, { lines: string; cert: string; key: string }> = {};
+for (const [config, make] of [
+  [plainConfig, plainLine],
+  [jsonConfig, jsonLine],
+] as const) {
+  const base = join(work, config.id);
+  await writeFile(`${base}.lines`, Array.from({ length: LINES }, (_, i) => make(i, now)).join('\n'));
+  await writeFile(`${base}.cert`, config.certificate!.clientCertPem);
+  await writeFile(`${base}.key`, config.certificate!.clientKeyPem);
+  files[config.id] = { lines: `${base}.lines`, cert: `${base}.cert`, key: `${base}.key` };
+}
+
+let peakRss = process.memoryUsage.rss();
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
+
+const started = performance.now();
+const senders = Object.entries(files).map(
+  ([, f]) =>
+    new Promise<number>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ['bench/ingest-sender.mjs', String(port), f.cert, f.key, f.lines, String(SECONDS)],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.once('exit', (code) =>
+        code === 0 ? resolve(Number(out.trim())) : reject(new Error(`sender exited ${code}`)),
+      );
+    }),
+);
+const sent = await Promise.all(senders);
+// Everything the senders got accepted is stored before the clock stops.
+const total = (): number => ingest.counts(plainConfig.id).received + ingest.counts(jsonConfig.id).received;
+const wanted = sent.reduce((a, b) => a + b, 0);
+for (let waited = 0; total() < wanted && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+await store.flush();
+const elapsed = (performance.now() - started) / 1000;
+clearInterval(sampler);
+
+const plainCounts = ingest.counts(plainConfig.id);
+const jsonCounts = ingest.counts(jsonConfig.id);
+if (plainCounts.discarded + jsonCounts.discarded > 0) {
+  throw new Error(`records were discarded: ${JSON.stringify(ingest.failed(plainConfig.id).slice(0, 2))}`);
+}
+const stored = plainCounts.parsed + jsonCounts.parsed;
+const checked = await store.read(customLogName(plainConfig.id), { from: 0, to: Number.MAX_SAFE_INTEGER, limit: 1 });
+if (checked.length !== 1 || typeof checked[0]?.src_ip !== 'string') throw new Error('no parsed record was stored');
+
+await tcpIntakes.close();
+await store.close();
+
+// The reference: the same parsed records put with classic-level alone.
+const rawDir = join(work, 'raw');
+const db = new ClassicLevel<Buffer, string>(rawDir, { keyEncoding: 'buffer', valueEncoding: 'utf8' });
+await db.open();
+const sample = Array.from({ length: LINES }, (_, i) =>
+  JSON.stringify({
+    _timestamp: now.getTime(),
+    host: `web-${i % 7}`,
+    src_ip: `10.0.${i & 255}.1`,
+    user: `u${i % 300}`,
+    port: 20000 + i,
+    parsed: 1,
+    log_setting_id: plainConfig.id,
+    raw_data: plainLine(i, now),
+    log_id: `x-${i}`,
+  }),
+);
+const rawCount = Math.min(2_000_000, Math.max(stored, 200_000));
+const rawStart = performance.now();
+for (let i = 0; i < rawCount; i += 1000) {
+  const batch = [];
+  for (let j = i; j < i + 1000; j++)
+    batch.push({ type: 'put' as const, key: recordKey('raw', now.getTime(), j), value: sample[j % LINES]! });
+  await db.batch(batch);
+}
+const rawRate = rawCount / ((performance.now() - rawStart) / 1000);
+await db.close();
+await rm(work, { recursive: true, force: true });
+
+line('ingest_tls_records_per_s', stored / elapsed, 'records/s');
+line('ingest_tls_plain_text_records_per_s', plainCounts.parsed / elapsed, 'records/s');
+line('ingest_tls_json_records_per_s', jsonCounts.parsed / elapsed, 'records/s');
+line('ingest_tls_seconds', elapsed, 's', 1);
+line('ingest_raw_level_records_per_s', rawRate, 'records/s');
+line('ingest_tls_vs_raw_level_ratio', stored / elapsed / rawRate, '', 2);
+line('ingest_peak_rss_mb', peakRss / 1024 / 1024, 'MB');
