@@ -210,7 +210,8 @@ describe('rsyslog senders with downloaded bundles, through the engine', () => {
       `a json line through rsyslogd (${json.output.join('')})`,
     );
     const [plainRecord] = await search(`custom:${ids.plain}`, `src_ip:203.0.113.7`);
-    expect(plainRecord).toMatchObject({ host: expect.any(String), parsed: 1, log_setting_id: ids.plain });
+    expect(plainRecord).toMatchObject({ parsed: 1, log_setting_id: ids.plain });
+    expect(typeof plainRecord?.host).toBe('string');
     expect(String(plainRecord?.message)).toContain(`${marker} Failed password from 203.0.113.7`);
     const [jsonRecord] = await search(`custom:${ids.json}`, `message:*${marker}*`);
     expect(jsonRecord).toMatchObject({ app: 'sshd', parsed: 1, log_setting_id: ids.json });
