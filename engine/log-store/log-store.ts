@@ -48,6 +48,8 @@ const FLUSH_AFTER_MS = 20;
  */
 const BLOCK_BYTES = 64 * 1024;
 const INITIAL_BLOCK_BYTES = 2 * 1024;
+/** Blocks a log appends to at once (one per second). */
+const OPEN_SECONDS = 8;
 const POOLED_BLOCKS = 32;
 const NEWLINE = 0x0a;
 /** 0xFF never starts a UTF-8 log name, so meta keys cannot collide with records. */
@@ -289,8 +291,11 @@ interface MinuteRollup {
  */
 export class LogStore {
   readonly #db: ClassicLevel<Buffer, string>;
-  /** The block each log is appending to. */
-  readonly #open = new Map<string, Block>();
+  /**
+   * The blocks each log is appending to, one per second, oldest first: lines of a few senders whose
+   * clocks differ by a second or two interleave without starting a new block at every switch.
+   */
+  readonly #open = new Map<string, Block[]>();
   #sealed: Block[] = [];
   #pendingRecords = 0;
   /** Records and bytes of the batch being written. */
@@ -398,11 +403,11 @@ export class LogStore {
   append(log: string, record: LogRecord): void {
     const timestamp = record._timestamp;
     const second = Math.floor(timestamp / SECOND) * SECOND;
-    let block = this.#open.get(log);
-    if (block !== undefined && block.second !== second) {
-      this.#seal(block);
-      block = undefined;
-    }
+    let open = this.#open.get(log);
+    if (open === undefined) this.#open.set(log, (open = []));
+    let at = open.length - 1;
+    while (at >= 0 && open[at]!.second !== second) at--;
+    let block = at >= 0 ? open[at] : undefined;
     let json: string;
     if (block !== undefined) {
       json = block.encoder.encode(record);
@@ -432,7 +437,9 @@ export class LogStore {
         fields: extra.length === 0 ? INDEXED_FIELDS : [...new Set([...INDEXED_FIELDS, ...extra])],
         index: new Map(),
       };
-      this.#open.set(log, block);
+      // At most OPEN_SECONDS blocks per log: a new second seals the oldest.
+      if (open.length >= OPEN_SECONDS) this.#seal(open[0]!);
+      open.push(block);
     }
     if (block.used > 0) block.buf[block.used++] = NEWLINE;
     block.used += block.buf.write(json!, block.used);
@@ -486,7 +493,7 @@ export class LogStore {
   backlog(): { records: number; bytes: number } {
     let bytes = this.#inFlight.bytes;
     for (const block of this.#sealed) bytes += block.used;
-    for (const block of this.#open.values()) bytes += block.used;
+    for (const open of this.#open.values()) for (const block of open) bytes += block.used;
     return { records: this.#pendingRecords + this.#inFlight.records, bytes };
   }
 
@@ -601,7 +608,14 @@ export class LogStore {
   }
 
   #seal(block: Block): void {
-    this.#open.delete(block.log);
+    const open = this.#open.get(block.log);
+    const at = open?.indexOf(block) ?? -1;
+    if (at >= 0) open!.splice(at, 1);
+    this.#retire(block);
+  }
+
+  /** A block that takes no more rows waits for the next write. */
+  #retire(block: Block): void {
     // A block sealed full marks a busy log: its next block starts at full size.
     if (block.buf.length >= BLOCK_BYTES) this.#busy.add(block.log);
     else this.#busy.delete(block.log);
@@ -609,7 +623,8 @@ export class LogStore {
   }
 
   async #write(): Promise<void> {
-    for (const block of this.#open.values()) this.#seal(block);
+    for (const open of this.#open.values()) for (const block of open) this.#retire(block);
+    this.#open.clear();
     const blocks = this.#sealed;
     this.#sealed = [];
     const records = this.#pendingRecords;

@@ -155,3 +155,21 @@ describe('meta values put with records', () => {
     await store.close();
   });
 });
+
+describe('senders whose clocks differ by a second or two', () => {
+  it('interleave into one block per second, not one block per switch, and read back in time order', async () => {
+    const store = await LogStore.open(dir);
+    for (let i = 0; i < 1000; i++) store.append('raw', { _timestamp: 10_000 + (i % 3) * 1000 + (i % 7), i });
+    await store.flush();
+    let blocks = 0;
+    for await (const block of store.blocks('raw', { from: 0, to: 20_000, oldestFirst: true })) {
+      expect(block.lines.length).toBeGreaterThan(100);
+      blocks++;
+    }
+    expect(blocks).toBe(3);
+    const records = await store.read('raw', { from: 0, to: 20_000 });
+    expect(records).toHaveLength(1000);
+    expect(records.map((r) => r._timestamp)).toEqual([...records.map((r) => r._timestamp)].sort((a, b) => a - b));
+    await store.close();
+  });
+});
