@@ -130,6 +130,7 @@ const tcpIntakes = new Intakes({
   configs,
   ingest,
   store: configStore.slice(['intake']),
+  logStore: store,
   clock: systemClock,
   tcp: { host: '127.0.0.1', port },
   advertisedHost: () => '127.0.0.1',

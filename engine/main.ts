@@ -284,6 +284,8 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       intel: (ip, userAgent) => intel.lookup(ip, userAgent),
     }),
     store: configStore.slice(['intake']),
+    logStore,
+    intel: (ip, userAgent) => intel.lookup(ip, userAgent),
     clock: get(c, TOKENS.clock),
     logger,
     tcp: { host: settings.gateway.host, port: settings.intake.port },

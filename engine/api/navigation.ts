@@ -33,7 +33,7 @@ const MENUS: readonly MenuDef[] = [
     children: [
       { id: 'config.sites', path: '/config/sites', page: 'sites', built: true },
       { id: 'config.events', path: '/config/events', page: 'events', modules: ['advanced'], built: false },
-      { id: 'config.logConfig', path: '/config/log-config', page: 'logConfig', modules: ['advanced'], built: false },
+      { id: 'config.logConfig', path: '/config/log-config', page: 'logConfig', modules: ['advanced'], built: true },
     ],
   },
   // Rule Management: the basic rules tab (both editions) and the anti-bot tab (B); event-based rules

@@ -30,3 +30,15 @@ export { certificateBundle, bundleFiles, BUNDLE_FILES, INTAKE_PORT } from './bun
 export type { BundleTarget, TemplateType } from './bundle.ts';
 export { zipStore } from './zip.ts';
 export type { ZipEntry } from './zip.ts';
+export { KafkaIntake, connectionDigest, groupIdOf, offsetMetaName } from './kafka-intake.ts';
+export type {
+  KafkaIntakeOptions,
+  BrokerConfig,
+  KafkaStore,
+  RawMessage,
+  KafkaConfigCounts,
+  KafkaFailure,
+  KafkaState,
+  PartitionLag,
+  SaslMechanism,
+} from './kafka-intake.ts';

@@ -17,6 +17,8 @@ export interface FailedRecord {
   code: string;
   reason: string;
   field: string | null;
+  /** The record id it would have had (Kafka: topic-partition-offset). */
+  logId: string | null;
   /** The line, cut to FAILED_LINE_CHARS. */
   line: string;
 }
@@ -106,6 +108,7 @@ export class LogIngest {
           code: outcome.code,
           reason: outcome.reason,
           field: outcome.field ?? null,
+          logId,
           line,
         });
         this.deps.store.append(RAW_LOG, {

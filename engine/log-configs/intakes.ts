@@ -1,8 +1,9 @@
-import type { ConfigSlice } from '#engine/config-store';
-import { issueServerCertificate, TlsIntake } from '#engine/intake';
+import type { ConfigSlice, LogConfigRecord } from '#engine/config-store';
+import { issueServerCertificate, KafkaIntake, TlsIntake, type BrokerConfig, type KafkaStore } from '#engine/intake';
+import type { LogRecord } from '#engine/log-store';
 import { silentLogger, type Clock, type Logger } from '#engine/shared';
-import type { LogIngest } from './ingest.ts';
-import type { LogConfigsService } from './log-configs-service.ts';
+import type { FailedRecord, IngestCounts, IntelLookup, LogIngest } from './ingest.ts';
+import { RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
 
 export interface TcpStatus {
   listening: boolean;
@@ -21,11 +22,18 @@ export interface KafkaStatus {
   bytes: number;
 }
 
+/** The log store as the Kafka consumers write to it (records, offsets, flushes, backlog). */
+export type IntakeLogStore = KafkaStore & { append(log: string, record: LogRecord): void };
+
 export interface IntakesDeps {
   configs: LogConfigsService;
   ingest: LogIngest;
   /** Where the intake's own key and certificate are kept (made on first start). */
   store: ConfigSlice<'intake'>;
+  /** Where BROKER configurations' records and their Kafka offsets go. */
+  logStore: IntakeLogStore;
+  /** `_intelligence_result` for configurations with the intelligence query on. */
+  intel?: IntelLookup;
   clock: Clock;
   logger?: Logger;
   /** The TLS-TCP listener; port 0 turns it off. */
@@ -46,14 +54,34 @@ export class Intakes {
   readonly #deps: IntakesDeps;
   #tls: TlsIntake | undefined;
   #tcpPort = 0;
+  readonly #kafka: KafkaIntake;
 
   constructor(deps: IntakesDeps) {
     this.#deps = deps;
     this.ingest = deps.ingest;
+    this.#kafka = new KafkaIntake({
+      store: deps.logStore,
+      logger: deps.logger ?? silentLogger,
+      clock: deps.clock,
+      // Every message to the raw log, with whether it parsed (in the batch that stores its offset).
+      raw: (configId, message) =>
+        deps.logStore.append(RAW_LOG, {
+          _timestamp: message.now,
+          log_id: message.logId,
+          log_setting_id: configId,
+          parsed: message.parsed ? 1 : 0,
+          ...(message.reason === undefined ? {} : { reason: message.reason }),
+          raw_data: message.line.length > 16_384 ? `${message.line.slice(0, 16_384)}…` : message.line,
+        }),
+    });
   }
 
-  /** Opens the TLS listener. A port that cannot be had is logged; the engine runs on without it. */
+  /**
+   * Starts a Kafka consumer per BROKER configuration and opens the TLS listener. A port that cannot
+   * be had is logged; the engine runs on without it.
+   */
   async start(): Promise<void> {
+    await this.#kafka.apply(this.#brokerConfigs());
     const { tcp } = this.#deps;
     if (tcp.port === 0) return;
     const server = await this.#serverCertificate();
@@ -90,7 +118,77 @@ export class Intakes {
   /** After a configuration was saved, copied, regenerated or deleted. */
   async changed(): Promise<void> {
     this.#tls?.reload();
-    await Promise.resolve();
+    await this.#kafka.apply(this.#brokerConfigs());
+  }
+
+  /** What a configuration received: from its Kafka consumer for BROKER, from the ingestion for TCP. */
+  counts(config: LogConfigRecord): IngestCounts {
+    if (config.method !== 'broker') return this.ingest.counts(config.id);
+    const kafka = this.#kafka.counts()[config.id];
+    return {
+      received: kafka?.received ?? 0,
+      parsed: kafka?.stored ?? 0,
+      discarded: kafka?.discarded ?? 0,
+      orphaned: 0,
+      lastReceivedAt: null,
+    };
+  }
+
+  /** The newest failures of a configuration, newest first. */
+  failed(config: LogConfigRecord): FailedRecord[] {
+    if (config.method !== 'broker') return this.ingest.failed(config.id);
+    return [...(this.#kafka.counts()[config.id]?.recentFailures ?? [])].reverse().map((f) => ({
+      at: f.at,
+      code: f.code,
+      reason: f.reason,
+      field: null,
+      logId: f.logId,
+      line: '',
+    }));
+  }
+
+  #brokerConfigs(): BrokerConfig[] {
+    const out: BrokerConfig[] = [];
+    for (const config of this.#deps.configs.list()) {
+      if (config.method !== 'broker' || config.broker === null) continue;
+      const parser = this.#deps.configs.parser(config.id);
+      if (parser === undefined) continue;
+      const intel = config.intelligence ? this.#deps.intel : undefined;
+      const { broker } = config;
+      const sasl = broker.account !== '' && broker.mechanism !== 'none';
+      out.push({
+        id: config.id,
+        brokers: broker.address
+          .split(',')
+          .map((b) => b.trim())
+          .filter(Boolean),
+        topic: broker.topic,
+        ...(sasl
+          ? {
+              username: broker.account,
+              password: broker.password,
+              mechanism: broker.mechanism as Exclude<typeof broker.mechanism, 'none'>,
+            }
+          : {}),
+        tls: broker.tls,
+        parser: intel
+          ? {
+              parse: (line, context) => {
+                const outcome = parser.parse(line, context);
+                if (outcome.ok) {
+                  const record = outcome.record as Record<string, unknown>;
+                  record._intelligence_result = intel(
+                    typeof record.src_ip === 'string' ? record.src_ip : '',
+                    typeof record.user_agent === 'string' ? record.user_agent : '',
+                  );
+                }
+                return outcome;
+              },
+            }
+          : parser,
+      });
+    }
+    return out;
   }
 
   /** Where a TCP configuration's senders reach the intake (for its bundle). */
@@ -112,13 +210,20 @@ export class Intakes {
     };
   }
 
-  /** A BROKER configuration's consumer: not built yet, so always stopped. */
-  kafkaStatus(_configId: string): KafkaStatus {
-    return { state: 'stopped', lastError: 'the Kafka intake is not built yet', lag: null, bytes: 0 };
+  /** A BROKER configuration's consumer: its state, last error, lag and bytes. */
+  kafkaStatus(configId: string): KafkaStatus {
+    const counts = this.#kafka.counts()[configId];
+    return {
+      state: counts?.state ?? 'stopped',
+      lastError: counts?.lastError ?? null,
+      lag: counts?.totalLag ?? null,
+      bytes: counts?.bytes ?? 0,
+    };
   }
 
+  /** Stops the listener and the consumers (before the log store closes: what they read is stored). */
   async close(): Promise<void> {
-    await this.#tls?.close();
+    await Promise.all([this.#tls?.close(), this.#kafka.close()]);
     this.#tls = undefined;
   }
 

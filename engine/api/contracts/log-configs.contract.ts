@@ -61,7 +61,8 @@ export const failedRecordView = z.object({
   code: z.string(),
   reason: z.string().describe('in English; the console words it from code and field'),
   field: z.string().nullable(),
-  line: z.string(),
+  logId: z.string().nullable().describe('the record id it would have had (Kafka: topic-partition-offset)'),
+  line: z.string().describe('the line (empty for a Kafka message: its logId names it)'),
 });
 
 export const logConfigStatusView = z.object({

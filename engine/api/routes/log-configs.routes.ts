@@ -92,13 +92,13 @@ export function logConfigRoutes(deps: ApiDeps): AnyRoute[] {
     }),
     bindRoute(getLogConfigStatus, ({ params }) => {
       const config = logConfigs.get(params.id);
-      const counts = intakes.ingest.counts(config.id);
+      const counts = intakes.counts(config);
       return {
         id: config.id,
         ...counts,
         tcp: config.method === 'tcp' ? intakes.tcpStatus(config.id) : null,
         kafka: config.method === 'broker' ? intakes.kafkaStatus(config.id) : null,
-        failed: intakes.ingest.failed(config.id),
+        failed: intakes.failed(config),
       };
     }),
     bindRoute(previewLogConfig, ({ body }) => {

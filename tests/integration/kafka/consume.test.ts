@@ -1,0 +1,230 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KafkaIntake, groupIdOf, type BrokerConfig } from '../../../engine/intake/kafka-intake.ts';
+import { LogStore } from '#engine/log-store';
+import { kafkaMissing, startKafkaBroker, type KafkaBroker } from '../../support/kafka-broker.ts';
+import { skipAllWithout } from '../../support/skip.ts';
+import {
+  client,
+  connectProducer,
+  createTopic,
+  produceRange,
+  produceSteadily,
+  readAll,
+  summarise,
+  testParser,
+  until,
+} from './support.ts';
+
+// A real broker of each version: 100,000 messages into a real LogStore, SASL logins, and a
+// configuration removed while its messages flow.
+
+const TOTAL = 100_000;
+const reason = kafkaMissing();
+
+for (const version of ['4.1.0', '3.9.1']) {
+  describe(`Kafka intake against a real ${version} broker`, () => {
+    skipAllWithout(reason);
+
+    let broker: KafkaBroker | undefined;
+    let dir = '';
+    let store: LogStore;
+    const intakes: KafkaIntake[] = [];
+
+    const intakeFor = (options: Partial<ConstructorParameters<typeof KafkaIntake>[0]> = {}): KafkaIntake => {
+      const intake = new KafkaIntake({ store, lagRefreshMs: 500, sessionTimeoutMs: 6000, ...options });
+      intakes.push(intake);
+      return intake;
+    };
+    const config = (id: string, topic: string, extra: Partial<BrokerConfig> = {}): BrokerConfig => ({
+      id,
+      brokers: [broker!.address],
+      topic,
+      parser: testParser(id),
+      ...extra,
+    });
+
+    beforeAll(async () => {
+      if (reason !== undefined) return;
+      broker = await startKafkaBroker(version);
+      dir = mkdtempSync(join(tmpdir(), 'rampart-kafka-'));
+      store = await LogStore.open(dir);
+    }, 600_000);
+
+    afterEach(async () => {
+      await Promise.all(intakes.splice(0).map((intake) => intake.close()));
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await broker?.stop();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    }, 120_000);
+
+    it('stores 100,000 messages exactly once, parsed, with distinct log ids', async () => {
+      const topic = 'bulk';
+      await createTopic([broker!.address], topic);
+      const producer = await connectProducer([broker!.address]);
+      await produceRange(producer, topic, 0, TOTAL);
+      await producer.disconnect();
+
+      const intake = intakeFor();
+      await intake.apply([config('cfg_bulk', topic)]);
+      await until(
+        () => intake.counts().cfg_bulk!.stored >= TOTAL,
+        120_000,
+        () => JSON.stringify(intake.counts().cfg_bulk),
+      );
+      await intake.refreshLag();
+      const counts = intake.counts().cfg_bulk!;
+      expect(counts).toMatchObject({ state: 'connected', received: TOTAL, stored: TOTAL, discarded: 0, totalLag: 0 });
+
+      const records = await readAll(store, 'custom:cfg_bulk');
+      expect(summarise(records)).toEqual({ records: TOTAL, logIds: TOTAL, seqs: TOTAL });
+      const first = records.find((record) => record.seq === 4)!;
+      expect(first).toMatchObject({ parsed: 1, log_setting_id: 'cfg_bulk', log_id: `${topic}-1-1` });
+      expect(first.msg).toMatch(/^message 4 x+$/);
+    });
+
+    it('logs in with SASL PLAIN and SCRAM-SHA-256', async () => {
+      const topic = 'sasl';
+      await createTopic([broker!.address], topic);
+      const producer = await connectProducer([broker!.address]);
+      await produceRange(producer, topic, 0, 1000);
+      await producer.disconnect();
+
+      const intake = intakeFor();
+      const login = { brokers: [broker!.saslAddress], username: 'alice', password: 'alice-secret' };
+      await intake.apply([
+        config('cfg_plain', topic, { ...login, mechanism: 'plain' }),
+        config('cfg_scram', topic, { ...login, mechanism: 'scram-sha-256' }),
+      ]);
+      await until(
+        () => intake.counts().cfg_plain!.stored === 1000 && intake.counts().cfg_scram!.stored === 1000,
+        60_000,
+        () => JSON.stringify(intake.counts()),
+      );
+      for (const id of ['cfg_plain', 'cfg_scram']) {
+        expect(summarise(await readAll(store, `custom:${id}`))).toEqual({ records: 1000, logIds: 1000, seqs: 1000 });
+      }
+    });
+
+    it('shows a refused password as retrying with its error, without crashing', async () => {
+      const intake = intakeFor({ restartDelayMs: { initial: 200, max: 1000 } });
+      await intake.apply([
+        config('cfg_wrong', 'sasl', {
+          brokers: [broker!.saslAddress],
+          username: 'alice',
+          password: 'not-her-password',
+          mechanism: 'scram-sha-256',
+        }),
+      ]);
+      await until(
+        () => intake.counts().cfg_wrong!.restarts >= 1,
+        30_000,
+        () => JSON.stringify(intake.counts().cfg_wrong),
+      );
+      const counts = intake.counts().cfg_wrong!;
+      expect(counts.state).toBe('retrying');
+      expect(counts.lastError).toMatch(/auth/i);
+      expect(counts.stored).toBe(0);
+      await intake.apply([]);
+      expect(intake.counts()).toEqual({});
+    });
+
+    it('stops a configuration removed while data flows, keeping what it stored, and resumes without duplicates', async () => {
+      const topic = 'removed';
+      const total = 30_000;
+      await createTopic([broker!.address], topic);
+      const producer = await connectProducer([broker!.address]);
+      const producing = produceSteadily(producer, topic, 0, total, 10_000);
+
+      const intake = intakeFor();
+      await intake.apply([config('cfg_removed', topic)]);
+      await until(
+        () => intake.counts().cfg_removed!.stored >= 5000,
+        60_000,
+        () => JSON.stringify(intake.counts().cfg_removed),
+      );
+      const before = intake.counts().cfg_removed!;
+      await intake.apply([]);
+      const removedAt = summarise(await readAll(store, 'custom:cfg_removed'));
+      expect(removedAt.records).toBeGreaterThanOrEqual(before.stored);
+      expect(removedAt).toEqual({ records: removedAt.records, logIds: removedAt.records, seqs: removedAt.records });
+      expect(removedAt.records).toBeLessThan(total);
+
+      await producing;
+      await producer.disconnect();
+      await intake.apply([config('cfg_removed', topic)]);
+      await until(
+        async () => (await readAll(store, 'custom:cfg_removed')).length >= total,
+        60_000,
+        () => JSON.stringify(intake.counts().cfg_removed),
+      );
+      expect(summarise(await readAll(store, 'custom:cfg_removed'))).toEqual({
+        records: total,
+        logIds: total,
+        seqs: total,
+      });
+    });
+
+    it("resumes from the offsets stored with the records, not from Kafka's committed ones", async () => {
+      const topic = 'rewind';
+      await createTopic([broker!.address], topic);
+      const producer = await connectProducer([broker!.address]);
+      await produceRange(producer, topic, 0, 3000);
+      const intake = intakeFor();
+      await intake.apply([config('cfg_rewind', topic)]);
+      await until(
+        () => intake.counts().cfg_rewind!.stored === 3000,
+        60_000,
+        () => JSON.stringify(intake.counts().cfg_rewind),
+      );
+      await intake.apply([]);
+
+      // As after a crash between the store's write and Kafka's commit, only further behind.
+      const admin = client([broker!.address]).admin();
+      await admin.connect();
+      await admin.resetOffsets({ groupId: groupIdOf('cfg_rewind'), topic, earliest: true });
+      await admin.disconnect();
+      await produceRange(producer, topic, 3000, 4000);
+      await producer.disconnect();
+
+      await intake.apply([config('cfg_rewind', topic)]);
+      await until(
+        () => intake.counts().cfg_rewind!.stored === 1000,
+        60_000,
+        () => JSON.stringify(intake.counts().cfg_rewind),
+      );
+      expect(summarise(await readAll(store, 'custom:cfg_rewind'))).toEqual({ records: 4000, logIds: 4000, seqs: 4000 });
+      expect(intake.counts().cfg_rewind).toMatchObject({ received: 1000, stored: 1000 });
+    });
+
+    it('counts messages without a value or that do not parse, keeping the last ones with their reason', async () => {
+      const topic = 'bad';
+      await createTopic([broker!.address], topic, 1);
+      const producer = await connectProducer([broker!.address]);
+      await producer.send({
+        topic,
+        messages: [{ value: '{"seq":1}' }, { value: null }, { value: 'not json' }, { value: '{"msg":"no seq"}' }],
+      });
+      await producer.disconnect();
+      const intake = intakeFor();
+      await intake.apply([config('cfg_bad', topic)]);
+      await until(
+        () => intake.counts().cfg_bad!.received === 4,
+        60_000,
+        () => JSON.stringify(intake.counts().cfg_bad),
+      );
+      const counts = intake.counts().cfg_bad!;
+      expect(counts).toMatchObject({ stored: 1, discarded: 3 });
+      expect(counts.recentFailures.map((failure) => [failure.logId, failure.code])).toEqual([
+        [`${topic}-0-1`, 'empty_message'],
+        [`${topic}-0-2`, expect.any(String)],
+        [`${topic}-0-3`, 'required_field_missing'],
+      ]);
+    });
+  });
+}
