@@ -10,8 +10,11 @@
  *   ingest_raw_level_records_per_s  the same records put with classic-level alone (batches of 1,000)
  *   ingest_peak_rss_mb              the process's peak resident memory while the senders outrun the
  *                                   store (reading pauses on the store's backlog)
- *   ingest_kafka_records_per_s      see bench/ingest-kafka (printed by the Kafka intake's bench when
- *                                   a broker can be started)
+ *   ingest_kafka_records_per_s      a real Apache Kafka 4.1.0 broker on loopback (../shared/kafka, or
+ *                                   RAMPART_KAFKA_SCRIPTS) holding RAMPART_BENCH_KAFKA_MESSAGES (default
+ *                                   1,000,000) json messages in 3 partitions -> the Kafka intake -> parse
+ *                                   -> the configuration's log and the raw log, each partition's offset
+ *                                   stored with its records and committed to Kafka after them
  *
  * Runs with the engine's Node flags (bench/run.mjs), as the engine process does.
  */
@@ -22,7 +25,10 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { ConfigStore } from '#engine/config-store';
 import { LogStore, recordKey } from '#engine/log-store';
-import { Intakes, LogConfigsService, LogIngest, customLogName } from '#engine/log-configs';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { KafkaIntake } from '#engine/intake';
+import { Intakes, LogConfigsService, LogIngest, customLogName, RAW_LOG } from '#engine/log-configs';
+import { kafkaMissing, startKafkaBroker } from '../tests/support/kafka-broker.ts';
 import { systemClock, type LogConfigInput } from '#engine/shared';
 import { line } from './support.ts';
 
@@ -219,7 +225,87 @@ const rawRate = rawCount / ((performance.now() - rawStart) / 1000);
 await db.close();
 await rm(work, { recursive: true, force: true });
 
+/** Kafka: a broker's topic read into a fresh store. Null (with the reason printed) when no broker can be started. */
+async function kafkaRate(): Promise<number | null> {
+  const missing = kafkaMissing();
+  if (missing !== undefined) {
+    console.log(`# ingest_kafka_records_per_s skipped: ${missing}`);
+    return null;
+  }
+  const total = Number(process.env.RAMPART_BENCH_KAFKA_MESSAGES ?? 1_000_000);
+  const broker = await startKafkaBroker('4.1.0');
+  const kafkaWork = await mkdtemp(join(tmpdir(), 'rampart-bench-kafka-'));
+  try {
+    const kafka = new Kafka({ clientId: 'rampart-bench', brokers: [broker.address], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      topics: [{ topic: 'events', numPartitions: 3, replicationFactor: 1 }],
+      waitForLeaders: true,
+    });
+    await admin.disconnect();
+    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+    await producer.connect();
+    const values = Array.from({ length: LINES }, (_, i) => jsonLine(i, now));
+    for (let at = 0; at < total; at += 10_000) {
+      await producer.send({
+        topic: 'events',
+        acks: 1,
+        messages: Array.from({ length: Math.min(10_000, total - at) }, (_, k) => ({
+          partition: (at + k) % 3,
+          value: values[(at + k) % LINES]!,
+        })),
+      });
+    }
+    await producer.disconnect();
+
+    const kafkaConfigStore = await ConfigStore.open(join(kafkaWork, 'config'), systemClock);
+    const kafkaConfigs = new LogConfigsService({ store: kafkaConfigStore.slice(['logConfigs']), clock: systemClock });
+    const config = await kafkaConfigs.create({
+      ...json,
+      name: 'app events over Kafka',
+      method: 'broker',
+      broker: { address: broker.address, topic: 'events', account: '', mechanism: 'none', tls: false },
+    });
+    const kafkaStore = await LogStore.open(join(kafkaWork, 'data'), undefined, {
+      extraIndexedFields: (log) => kafkaConfigs.keyFieldsOfLog(log),
+    });
+    const intake = new KafkaIntake({
+      store: kafkaStore,
+      raw: (configId, message) =>
+        kafkaStore.append(RAW_LOG, {
+          _timestamp: message.now,
+          log_id: message.logId,
+          log_setting_id: configId,
+          parsed: message.parsed ? 1 : 0,
+          raw_data: message.line,
+        }),
+    });
+    const started = performance.now();
+    await intake.apply([
+      { id: config.id, brokers: [broker.address], topic: 'events', parser: kafkaConfigs.parser(config.id)! },
+    ]);
+    const counts = () => intake.counts()[config.id]!;
+    // The clock starts when the consumer is asked to start: joining the group is part of the work.
+    while (counts().stored + counts().discarded < total) {
+      if (performance.now() - started > 600_000) throw new Error(`Kafka intake stalled: ${JSON.stringify(counts())}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await kafkaStore.flush();
+    const rate = counts().stored / ((performance.now() - started) / 1000);
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    await intake.close();
+    await kafkaStore.close();
+    return rate;
+  } finally {
+    await broker.stop();
+    await rm(kafkaWork, { recursive: true, force: true });
+  }
+}
+const kafka = await kafkaRate();
+
 line('ingest_tls_records_per_s', stored / elapsed, 'records/s');
+if (kafka !== null) line('ingest_kafka_records_per_s', kafka, 'records/s');
 line('ingest_tls_plain_text_records_per_s', plainCounts.parsed / elapsed, 'records/s');
 line('ingest_tls_json_records_per_s', jsonCounts.parsed / elapsed, 'records/s');
 line('ingest_tls_seconds', elapsed, 's', 1);
