@@ -4,10 +4,12 @@
  */
 import { logsEn } from './logs.en.ts';
 import { engineDetailsEn } from './engine-details.en.ts';
+import { logConfigsEn } from './log-configs.en.ts';
 
 export const en = {
   ...logsEn,
   ...engineDetailsEn,
+  ...logConfigsEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

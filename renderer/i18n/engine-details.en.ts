@@ -161,4 +161,47 @@ export const engineDetailsEn = {
   'detail.ruleSetProblem.no_scoring_rules.uploaded':
     'the uploaded rule set has no Core Rule Set rule files (rules/REQUEST-9NN-*.conf) with scoring rules',
   'detail.ruleSetProblem.load_failed': 'an unexpected error ({error})',
+  // Log configuration problems (engine/parse/config.ts) and edit refusals, by params.code.
+  'detail.logConfig.fields_too_many': 'has too many field areas',
+  'detail.logConfig.required_field_none': 'must include at least one required field',
+  'detail.logConfig.json_field_on_plain_text':
+    'is an automatic (json) extraction area, which needs the json template: use a regex extraction area for plain_text',
+  'detail.logConfig.field_name_empty': 'is required',
+  'detail.logConfig.field_name_too_long': 'is too long',
+  'detail.logConfig.field_name_reserved':
+    'is reserved: a field name may not start with _ nor be one of the record’s own fields',
+  'detail.logConfig.field_name_invalid': 'must start with a letter and hold only letters, digits and _ . - @',
+  'detail.logConfig.field_name_duplicate': 'is already the name of another field area',
+  'detail.logConfig.regex_empty': 'is required',
+  'detail.logConfig.regex_too_long': 'is too long',
+  'detail.logConfig.group_invalid': 'must be a whole number, 0 for the whole match',
+  'detail.logConfig.group_out_of_range':
+    'is larger than the number of capture groups in the regular expression (0 is the whole match)',
+  'detail.logConfig.source_empty': 'is required',
+  'detail.logConfig.source_too_long': 'is too long',
+  'detail.logConfig.time_field_empty': 'is required',
+  'detail.logConfig.time_format_empty': 'is required',
+  'detail.logConfig.time_format_too_long': 'is too long',
+  'detail.logConfig.time_format_unknown_text': 'must be YYYY-MM-DD hh:mm:ss or a custom format',
+  'detail.logConfig.time_format_missing_token': 'lacks a token it needs (MMM or MM, DD, hh, mm, ss)',
+  'detail.logConfig.time_format_repeated_token': 'uses a token more than once',
+  'detail.logConfig.timezone_unknown': 'is not a known time zone: use an IANA name such as Asia/Shanghai or UTC',
+  'detail.logConfig.key_field_unknown': 'names a field that is not configured',
+  'detail.logConfig.key_target_unknown': 'is not a key target',
+  'detail.logConfig.intelligence_fields_missing':
+    'needs fields named src_ip and user_agent to query the intelligence store',
+  'detail.logConfig.fields_locked': 'existing field areas cannot change and none can be added in an edit',
+  'detail.logConfig.method_locked': 'cannot change once the configuration is saved',
+  'detail.logConfig.log_config_read_only': 'an access log configuration can be viewed and copied, not changed',
+  // Why a line did not become a record (engine/parse/failures.ts), from its code and field.
+  'detail.parseFailure.line_empty': 'The line is empty',
+  'detail.parseFailure.line_too_long': 'The line is longer than the intake accepts',
+  'detail.parseFailure.line_binary': 'The line contains NUL characters: it is binary data, not text',
+  'detail.parseFailure.json_malformed': 'The line is not valid JSON',
+  'detail.parseFailure.json_not_object': 'The line is JSON but not an object',
+  'detail.parseFailure.required_field_missing': 'Required field must not be empty: {field}',
+  'detail.parseFailure.time_missing': 'The time was not found',
+  'detail.parseFailure.time_format_mismatch': 'The time does not match the time format',
+  'detail.parseFailure.time_invalid': 'The time is not a valid date and time',
+  'detail.parseFailure.parse_error': 'The line could not be parsed',
 };

@@ -2,10 +2,12 @@
 import type { Messages } from './en.ts';
 import { logsZhCN } from './logs.zh-CN.ts';
 import { engineDetailsZhCN } from './engine-details.zh-CN.ts';
+import { logConfigsZhCN } from './log-configs.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
   ...engineDetailsZhCN,
+  ...logConfigsZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',

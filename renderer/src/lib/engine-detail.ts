@@ -165,6 +165,72 @@ function fromSentence(sentence: string): Detail | null {
 }
 
 /**
+ * The problem codes of a log configuration (engine/parse/config.ts CONFIG_PROBLEM_CODES, and the
+ * edit refusals of the log-configs service), sent as `params.code`: each has its own text.
+ */
+const LOG_CONFIG_CODES: ReadonlySet<string> = new Set([
+  'fields_too_many',
+  'required_field_none',
+  'json_field_on_plain_text',
+  'field_name_empty',
+  'field_name_too_long',
+  'field_name_reserved',
+  'field_name_invalid',
+  'field_name_duplicate',
+  'regex_empty',
+  'regex_too_long',
+  'group_invalid',
+  'group_out_of_range',
+  'source_empty',
+  'source_too_long',
+  'time_field_empty',
+  'time_format_empty',
+  'time_format_too_long',
+  'time_format_unknown_text',
+  'time_format_missing_token',
+  'time_format_repeated_token',
+  'timezone_unknown',
+  'key_field_unknown',
+  'key_target_unknown',
+  'intelligence_fields_missing',
+  'fields_locked',
+  'method_locked',
+  'log_config_read_only',
+]);
+
+/** A log configuration problem by its code (null for a code this console does not know). */
+export function logConfigProblemDetail(code: string, params: DetailParams): Detail | null {
+  const plain = plainParams(params);
+  if (code === 'regex_invalid') return regexDetail(plain);
+  if (code === 'regex_not_linear') return { key: 'detail.regexNotLinear', params: {} };
+  if (!LOG_CONFIG_CODES.has(code)) return null;
+  return { key: `detail.logConfig.${code}`, params: plain };
+}
+
+/** The parse failures of a line (engine/parse/failures.ts PARSE_FAILURE_CODES). */
+const PARSE_FAILURE_CODES: ReadonlySet<string> = new Set([
+  'line_empty',
+  'line_too_long',
+  'line_binary',
+  'json_malformed',
+  'json_not_object',
+  'required_field_missing',
+  'time_missing',
+  'time_format_mismatch',
+  'time_invalid',
+  'parse_error',
+]);
+
+/**
+ * Why a stored line did not become a record, from its code and the field it names (a failed record
+ * carries no other parameters): null for a code this console does not know.
+ */
+export function parseFailureDetail(code: string, field: string | null): Detail | null {
+  if (!PARSE_FAILURE_CODES.has(code)) return null;
+  return { key: `detail.parseFailure.${code}`, params: { field: field ?? '' } };
+}
+
+/**
  * The detail of one problem: `field` and `message` as the engine sent them. The message's leading
  * `field: ` and `line N: ` are dropped (the console says them itself).
  */
@@ -183,6 +249,11 @@ export function engineDetail(message: string, field: string | undefined, params:
     return value === undefined ? own : { key: 'detail.quoted', params: { value }, inner: own };
   }
   if (params.code === 'custom' && params.format === 'ip') return { key: 'detail.format.ip', params: {} };
+  if (typeof params.code === 'string') {
+    const logConfig = logConfigProblemDetail(params.code, params);
+    const words = logConfig ? fromSentence(sentence) : null;
+    if (logConfig) return words ? { ...logConfig, fallback: words } : logConfig;
+  }
   if (typeof params.code === 'string' && params.code !== 'custom') {
     const issue = fromIssue(params);
     if (issue) return issue;
