@@ -19,7 +19,7 @@ import { SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
 import { buildConsoleServer, type AnyRoute, type ApiDeps } from '#engine/api';
 import { SearchService } from '#engine/search';
-import { Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
+import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
 import { buildGatewayServer, probePort } from '#engine/gateways';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
@@ -265,6 +265,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const basicRules = get(c, TOKENS.basicRules);
 
   const logConfigs = new LogConfigsService({
+    brokersAllowed: (brokers) => brokersAllowed(brokers, settings.intake.kafkaBrokersAllowed),
     store: configStore.slice(['logConfigs']),
     clock: get(c, TOKENS.clock),
     random: get(c, TOKENS.random),
@@ -289,6 +290,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     clock: get(c, TOKENS.clock),
     logger,
     tcp: { host: settings.gateway.host, port: settings.intake.port },
+    kafkaBrokersAllowed: settings.intake.kafkaBrokersAllowed,
     advertisedHost: () => {
       const address = get(c, TOKENS.sites).gatewayAddress().address;
       return address.startsWith('[') ? address.slice(1, address.indexOf(']')) : address.replace(/:\d+$/, '');

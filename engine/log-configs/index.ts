@@ -9,5 +9,5 @@ export { LogConfigsService, customLogName, parseConfigOf, RAW_LOG } from './log-
 export type { LogConfigsDeps } from './log-configs-service.ts';
 export { LogIngest, FAILED_KEPT } from './ingest.ts';
 export type { IngestStore, IntelLookup, FailedRecord, IngestCounts } from './ingest.ts';
-export { Intakes } from './intakes.ts';
+export { Intakes, brokersAllowed } from './intakes.ts';
 export type { IntakesDeps, TcpStatus, KafkaStatus } from './intakes.ts';

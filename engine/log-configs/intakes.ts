@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import type { ConfigSlice, LogConfigRecord } from '#engine/config-store';
 import { issueServerCertificate, KafkaIntake, TlsIntake, type BrokerConfig, type KafkaStore } from '#engine/intake';
 import type { LogRecord } from '#engine/log-store';
@@ -40,6 +41,29 @@ export interface IntakesDeps {
   tcp: { host: string; port: number };
   /** The host senders are told to reach (the listener's when it is not a wildcard). */
   advertisedHost: () => string;
+  /**
+   * The addresses (IPs or CIDR ranges) BROKER configurations may connect to; undefined: any. A
+   * broker given by name must be `localhost` to pass a list (names are not resolved here).
+   */
+  kafkaBrokersAllowed?: readonly string[] | undefined;
+}
+
+/** Whether every broker of a configuration is allowed by the list (undefined: all are). */
+export function brokersAllowed(brokers: readonly string[], allowed: readonly string[] | undefined): boolean {
+  if (allowed === undefined) return true;
+  const list = new BlockList();
+  for (const entry of allowed) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return brokers.every((broker) => {
+    const host = broker.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+    if (host === 'localhost') return list.check('127.0.0.1', 'ipv4') || list.check('::1', 'ipv6');
+    const family = isIP(host);
+    return family !== 0 && list.check(host, family === 6 ? 'ipv6' : 'ipv4');
+  });
 }
 
 const WILDCARDS = new Set(['0.0.0.0', '::', '']);
@@ -55,6 +79,8 @@ export class Intakes {
   #tls: TlsIntake | undefined;
   #tcpPort = 0;
   readonly #kafka: KafkaIntake;
+  /** BROKER configurations not started: their brokers are outside RAMPART_KAFKA_BROKERS_ALLOWED. */
+  readonly #refused = new Set<string>();
 
   constructor(deps: IntakesDeps) {
     this.#deps = deps;
@@ -149,8 +175,17 @@ export class Intakes {
 
   #brokerConfigs(): BrokerConfig[] {
     const out: BrokerConfig[] = [];
+    this.#refused.clear();
     for (const config of this.#deps.configs.list()) {
       if (config.method !== 'broker' || config.broker === null) continue;
+      const brokers = config.broker.address
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean);
+      if (!brokersAllowed(brokers, this.#deps.kafkaBrokersAllowed)) {
+        this.#refused.add(config.id);
+        continue;
+      }
       const parser = this.#deps.configs.parser(config.id);
       if (parser === undefined) continue;
       const intel = config.intelligence ? this.#deps.intel : undefined;
@@ -158,10 +193,7 @@ export class Intakes {
       const sasl = broker.account !== '' && broker.mechanism !== 'none';
       out.push({
         id: config.id,
-        brokers: broker.address
-          .split(',')
-          .map((b) => b.trim())
-          .filter(Boolean),
+        brokers,
         topic: broker.topic,
         ...(sasl
           ? {
@@ -212,6 +244,14 @@ export class Intakes {
 
   /** A BROKER configuration's consumer: its state, last error, lag and bytes. */
   kafkaStatus(configId: string): KafkaStatus {
+    if (this.#refused.has(configId)) {
+      return {
+        state: 'stopped',
+        lastError: 'its broker address is not allowed on this appliance (RAMPART_KAFKA_BROKERS_ALLOWED)',
+        lag: null,
+        bytes: 0,
+      };
+    }
     const counts = this.#kafka.counts()[configId];
     return {
       state: counts?.state ?? 'stopped',

@@ -19,6 +19,8 @@ export interface LogConfigsDeps {
   random?: Random;
   /** The zone of extracted times when a configuration names none: the appliance's. */
   defaultTimezone?: string;
+  /** Whether a BROKER configuration's brokers may be reached from here (RAMPART_KAFKA_BROKERS_ALLOWED). */
+  brokersAllowed?: (brokers: readonly string[]) => boolean;
 }
 
 /** The log a configuration's parsed records go to (kind `custom`). */
@@ -265,10 +267,25 @@ export class LogConfigsService {
     };
   }
 
-  /** The configuration compiles to a parser: every problem at once. */
+  /** The configuration compiles to a parser and its brokers may be reached: every problem at once. */
   #check(record: LogConfigRecord): void {
     const compiled = compileParser(parseConfigOf(record));
-    if (!compiled.ok) throw validationFailed(compiled.error);
+    const problems: FieldProblem[] = compiled.ok ? [] : [...compiled.error];
+    const brokers =
+      record.broker?.address
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean) ?? [];
+    if (record.method === 'broker' && this.#deps.brokersAllowed && !this.#deps.brokersAllowed(brokers)) {
+      problems.push(
+        problem(
+          'broker.address',
+          'broker_not_allowed',
+          'is not among the addresses this appliance may connect to (RAMPART_KAFKA_BROKERS_ALLOWED)',
+        ),
+      );
+    }
+    if (problems.length > 0) throw validationFailed(problems);
   }
 
   #certificate(record: LogConfigRecord): NonNullable<LogConfigRecord['certificate']> {

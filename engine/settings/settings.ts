@@ -50,6 +50,17 @@ const settingsSchema = z.object({
     .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
     .optional(),
   RAMPART_GATEWAY_PAGES_INLINE: bool.default(false),
+  // The Kafka brokers BROKER configurations may connect to (egress control); absent: any.
+  RAMPART_KAFKA_BROKERS_ALLOWED: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
+    .optional(),
   // 0 turns the gateway log port off (records are written at verdict time, without response fields).
   RAMPART_GATEWAY_LOG_PORT: z.coerce
     .number({ error: 'must be a port number' })
@@ -142,7 +153,8 @@ export interface Settings {
     logPort: number;
     accessMergeWaitMs: number;
   };
-  intake: { port: number };
+  /** `kafkaBrokersAllowed`: the addresses BROKER configurations may reach (undefined: any). */
+  intake: { port: number; kafkaBrokersAllowed: readonly string[] | undefined };
   publicUrl: string;
   edition: (typeof EDITIONS)[number];
   logLevel: string;
@@ -262,7 +274,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       logPort: s.RAMPART_GATEWAY_LOG_PORT,
       accessMergeWaitMs: s.RAMPART_ACCESS_MERGE_WAIT_MS,
     },
-    intake: { port: s.RAMPART_INTAKE_PORT },
+    intake: { port: s.RAMPART_INTAKE_PORT, kafkaBrokersAllowed: s.RAMPART_KAFKA_BROKERS_ALLOWED },
     publicUrl,
     edition: s.RAMPART_EDITION,
     logLevel: s.RAMPART_LOG_LEVEL,

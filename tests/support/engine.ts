@@ -46,6 +46,8 @@ export async function startTestEngine(
     RAMPART_GATEWAY_LOG_PORT: String(await freePort()),
     // ... and its own TLS log intake port, not the default 5514.
     RAMPART_INTAKE_PORT: String(await freePort()),
+    // BROKER configurations a test (or the security run's generated input) makes reach loopback only.
+    RAMPART_KAFKA_BROKERS_ALLOWED: '127.0.0.0/8,::1',
     RAMPART_LOG_LEVEL: 'silent',
     ...env,
   });

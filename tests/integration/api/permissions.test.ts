@@ -76,6 +76,17 @@ const TABLE: Record<string, Access> = {
   getStorage: 'administrator',
   updateStorage: 'administrator',
   purgeLogs: 'administrator',
+  listLogConfigs: 'manager',
+  getLogConfig: 'manager',
+  createLogConfig: 'manager',
+  updateLogConfig: 'manager',
+  deleteLogConfig: 'manager',
+  copyLogConfig: 'manager',
+  regenerateLogConfigCertificate: 'manager',
+  downloadLogConfigCertificate: 'manager',
+  getLogConfigStatus: 'manager',
+  previewLogConfig: 'manager',
+  guessLogConfigFields: 'manager',
 };
 
 function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {
