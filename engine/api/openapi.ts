@@ -176,7 +176,7 @@ export function buildOpenApi(contracts: readonly Contract[], version: string, ed
     };
     if (route.body) {
       const schema = requireFields(toSchema(route.body, 'input'), route.requiredInEdition?.[edition] ?? []);
-      operation.requestBody = { required: true, content: { 'application/json': { schema } } };
+      operation.requestBody = { required: route.bodyOptional !== true, content: { 'application/json': { schema } } };
     }
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }

@@ -168,7 +168,8 @@ function answerRouterError(error: FastifyError, reply: FastifyReply): void {
 
 function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
   if (!schema) return undefined as T;
-  const result = schema.safeParse(value ?? {});
+  // A missing body reads as `{}`; a JSON `null` is a body of the wrong type.
+  const result = schema.safeParse(value === undefined ? {} : value);
   if (result.success) return result.data;
   // Every bad field in one answer, each with zod's issue code and bounds: the console marks them
   // all and says each in its own language.

@@ -35,6 +35,8 @@ export interface Contract {
   requiredInEdition?: Partial<Record<Edition, readonly string[]>>;
   /** Largest request body in bytes, when an operation takes more than the API's default (uploads). */
   bodyLimit?: number;
+  /** The body may be left out (every field is optional: it is read as `{}`). */
+  bodyOptional?: boolean;
 }
 
 /** Declares a contract, keeping its literal type (the schemas' own types) for both sides. */

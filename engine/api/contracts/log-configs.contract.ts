@@ -9,6 +9,7 @@ import {
   logFieldSchema,
   logKeyFieldsSchema,
   logTimeSchema,
+  visibleText,
 } from '#engine/shared';
 import { defineContract } from './contract.ts';
 import { idParams } from './common.schema.ts';
@@ -170,10 +171,12 @@ export const copyLogConfig = defineContract({
       name: z
         .string()
         .max(LOG_CONFIG_LIMITS.name, `must be at most ${LOG_CONFIG_LIMITS.name} characters`)
+        .superRefine(visibleText(false))
         .optional()
         .describe('default: "<name> copy"'),
     })
     .strict(),
+  bodyOptional: true,
   status: 201,
   response: logConfigView,
 });
