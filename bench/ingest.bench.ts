@@ -27,7 +27,8 @@ import { ConfigStore } from '#engine/config-store';
 import { LogStore, recordKey } from '#engine/log-store';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { KafkaIntake } from '#engine/intake';
-import { Intakes, LogConfigsService, LogIngest, customLogName, RAW_LOG } from '#engine/log-configs';
+import { Intakes, LogConfigsService, LogIngest, customLogName, rawRecord, RAW_LOG } from '#engine/log-configs';
+import { freePort } from '../tests/support/engine.ts';
 import { kafkaMissing, startKafkaBroker } from '../tests/support/kafka-broker.ts';
 import { systemClock, type LogConfigInput } from '#engine/shared';
 import { line } from './support.ts';
@@ -124,15 +125,8 @@ const ingest = new LogIngest({ store, configs, clock: systemClock });
 const plainConfig = await configs.create(plainText);
 const jsonConfig = await configs.create(json);
 // Port 0 would turn the intake off: ask for a free one.
-const port = await new Promise<number>((resolve) => {
-  void import('node:net').then(({ createServer }) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address() as { port: number };
-      probe.close(() => resolve(free));
-    });
-  });
-});
-const tcpIntakes = new Intakes({
+const port = await freePort();
+const intakes = new Intakes({
   configs,
   ingest,
   store: configStore.slice(['intake']),
@@ -141,7 +135,7 @@ const tcpIntakes = new Intakes({
   tcp: { host: '127.0.0.1', port },
   advertisedHost: () => '127.0.0.1',
 });
-await tcpIntakes.start();
+await intakes.start();
 
 const now = new Date();
 const files: Record<string, { lines: string; cert: string; key: string }> = {};
@@ -197,7 +191,7 @@ const stored = plainCounts.parsed + jsonCounts.parsed;
 const checked = await store.read(customLogName(plainConfig.id), { from: 0, to: Number.MAX_SAFE_INTEGER, limit: 1 });
 if (checked.length !== 1 || typeof checked[0]?.src_ip !== 'string') throw new Error('no parsed record was stored');
 
-await tcpIntakes.close();
+await intakes.close();
 await store.close();
 
 // The reference: the same parsed records put with classic-level alone.
@@ -277,13 +271,10 @@ async function kafkaRate(): Promise<number | null> {
     const intake = new KafkaIntake({
       store: kafkaStore,
       raw: (configId, message) =>
-        kafkaStore.append(RAW_LOG, {
-          _timestamp: message.now,
-          log_id: message.logId,
-          log_setting_id: configId,
-          parsed: message.parsed ? 1 : 0,
-          raw_data: message.line,
-        }),
+        kafkaStore.append(
+          RAW_LOG,
+          rawRecord(configId, message.line, message.logId, message.now, message.parsed ? undefined : message.reason),
+        ),
     });
     const started = performance.now();
     const kafkaCpuBefore = process.cpuUsage();

@@ -5,9 +5,9 @@
  * intake receives into stored records (the configuration's log, the raw log, counters, the last
  * failed records).
  */
-export { LogConfigsService, customLogName, parseConfigOf, RAW_LOG } from './log-configs-service.ts';
+export { LogConfigsService, appliancesZone, customLogName, parseConfigOf, RAW_LOG } from './log-configs-service.ts';
 export type { LogConfigsDeps } from './log-configs-service.ts';
-export { LogIngest, FAILED_KEPT } from './ingest.ts';
+export { LogIngest, FAILED_KEPT, addIntelligence, rawRecord } from './ingest.ts';
 export type { IngestStore, IntelLookup, FailedRecord, IngestCounts } from './ingest.ts';
 export { Intakes, brokersAllowed } from './intakes.ts';
 export type { IntakesDeps, TcpStatus, KafkaStatus } from './intakes.ts';

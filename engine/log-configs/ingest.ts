@@ -1,5 +1,6 @@
 import type { LogRecord } from '#engine/log-store';
-import type { Clock } from '#engine/shared';
+import { PARSE_LIMITS } from '#engine/parse';
+import { capText, type Clock } from '#engine/shared';
 import { customLogName, RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
 
 /** The part of the log store ingestion writes to. */
@@ -10,6 +11,29 @@ export interface IngestStore {
 
 /** Looks up `_intelligence_result` for a record's src_ip and user_agent (the intel module). */
 export type IntelLookup = (ip: string, userAgent: string) => unknown;
+
+/**
+ * The raw log's record of a received line (spec 1.2): the line (cut as a parsed record's
+ * `raw_data` is), whether it parsed and, when not, why (spec 7). TCP and Kafka write the same shape.
+ */
+export function rawRecord(configId: string, line: string, logId: string, now: number, failure?: string): LogRecord {
+  return {
+    _timestamp: now,
+    log_id: logId,
+    log_setting_id: configId,
+    parsed: failure === undefined ? 1 : 0,
+    ...(failure === undefined ? {} : { reason: failure }),
+    raw_data: capText(line, PARSE_LIMITS.rawData),
+  };
+}
+
+/** Sets a parsed record's `_intelligence_result` from its src_ip and user_agent. */
+export function addIntelligence(record: Record<string, unknown>, intel: IntelLookup): void {
+  record._intelligence_result = intel(
+    typeof record.src_ip === 'string' ? record.src_ip : '',
+    typeof record.user_agent === 'string' ? record.user_agent : '',
+  );
+}
 
 /** A received line a configuration could not use, with why (spec 2.2: an operator sees why data is missing). */
 export interface FailedRecord {
@@ -87,20 +111,10 @@ export class LogIngest {
       const outcome = parser.parse(line, { now, logId });
       if (outcome.ok) {
         const record = outcome.record as LogRecord;
-        if (intel) {
-          const ip = typeof record.src_ip === 'string' ? record.src_ip : '';
-          const ua = typeof record.user_agent === 'string' ? record.user_agent : '';
-          (record as Record<string, unknown>)._intelligence_result = intel(ip, ua);
-        }
+        if (intel) addIntelligence(record, intel);
         this.deps.store.append(log, record);
         counts.parsed++;
-        this.deps.store.append(RAW_LOG, {
-          _timestamp: now,
-          log_id: logId,
-          log_setting_id: configId,
-          parsed: 1,
-          raw_data: record.raw_data,
-        });
+        this.deps.store.append(RAW_LOG, rawRecord(configId, line, logId, now));
       } else {
         counts.discarded++;
         this.#keepFailed(configId, {
@@ -111,14 +125,7 @@ export class LogIngest {
           logId,
           line,
         });
-        this.deps.store.append(RAW_LOG, {
-          _timestamp: now,
-          log_id: logId,
-          log_setting_id: configId,
-          parsed: 0,
-          reason: outcome.reason,
-          raw_data: line.length > FAILED_LINE_CHARS * 8 ? `${line.slice(0, FAILED_LINE_CHARS * 8)}…` : line,
-        });
+        this.deps.store.append(RAW_LOG, rawRecord(configId, line, logId, now, outcome.reason));
       }
     }
   }

@@ -3,7 +3,14 @@ import type { ConfigSlice, LogConfigRecord } from '#engine/config-store';
 import { issueServerCertificate, KafkaIntake, TlsIntake, type BrokerConfig, type KafkaStore } from '#engine/intake';
 import type { LogRecord } from '#engine/log-store';
 import { silentLogger, type Clock, type Logger } from '#engine/shared';
-import type { FailedRecord, IngestCounts, IntelLookup, LogIngest } from './ingest.ts';
+import {
+  addIntelligence,
+  rawRecord,
+  type FailedRecord,
+  type IngestCounts,
+  type IntelLookup,
+  type LogIngest,
+} from './ingest.ts';
 import { RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
 
 export interface TcpStatus {
@@ -91,14 +98,10 @@ export class Intakes {
       clock: deps.clock,
       // Every message to the raw log, with whether it parsed (in the batch that stores its offset).
       raw: (configId, message) =>
-        deps.logStore.append(RAW_LOG, {
-          _timestamp: message.now,
-          log_id: message.logId,
-          log_setting_id: configId,
-          parsed: message.parsed ? 1 : 0,
-          ...(message.reason === undefined ? {} : { reason: message.reason }),
-          raw_data: message.line.length > 16_384 ? `${message.line.slice(0, 16_384)}…` : message.line,
-        }),
+        deps.logStore.append(
+          RAW_LOG,
+          rawRecord(configId, message.line, message.logId, message.now, message.parsed ? undefined : message.reason),
+        ),
     });
   }
 
@@ -207,13 +210,7 @@ export class Intakes {
           ? {
               parse: (line, context) => {
                 const outcome = parser.parse(line, context);
-                if (outcome.ok) {
-                  const record = outcome.record as Record<string, unknown>;
-                  record._intelligence_result = intel(
-                    typeof record.src_ip === 'string' ? record.src_ip : '',
-                    typeof record.user_agent === 'string' ? record.user_agent : '',
-                  );
-                }
+                if (outcome.ok) addIntelligence(outcome.record, intel);
                 return outcome;
               },
             }

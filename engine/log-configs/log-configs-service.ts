@@ -28,7 +28,8 @@ export const customLogName = (configId: string): string => `custom:${configId}`;
 /** The raw log: every line a TCP or BROKER configuration received, with whether it parsed (spec 1.2). */
 export const RAW_LOG = 'raw';
 
-const appliancesZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/** The appliance's time zone: extracted times are read in it when a configuration names none. */
+export const appliancesZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /** What engine/parse compiles from a stored configuration. */
 export function parseConfigOf(record: LogConfigRecord): LogParseConfig {

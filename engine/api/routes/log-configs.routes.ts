@@ -1,5 +1,5 @@
 import type { LogConfigRecord } from '#engine/config-store';
-import { customLogName } from '#engine/log-configs';
+import { appliancesZone, customLogName } from '#engine/log-configs';
 import { preview, guessFields, parseFailureText } from '#engine/parse';
 import { RampartError } from '#engine/shared';
 import { bindRoute, type AnyRoute } from '../route.ts';
@@ -108,7 +108,7 @@ export function logConfigRoutes(deps: ApiDeps): AnyRoute[] {
           name: body.config.name,
           templateType: body.config.templateType,
           time: body.config.time,
-          timezone: body.config.timezone ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC',
+          timezone: body.config.timezone ?? appliancesZone(),
           fields: body.config.fields,
           keyFields: body.config.keyFields,
           intelligence: body.config.intelligence,

@@ -1,6 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
@@ -9,6 +8,7 @@ import { issueBundle } from '../../../engine/intake/certificates.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { freePort, startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { skipAllWithout } from '../../support/skip.ts';
+import { freeUdpPort, rsyslogMissing } from './support.ts';
 
 // Issue 14's rsyslog acceptance, through the whole engine: two log configurations made in the
 // console API (plain_text and json), each bundle downloaded and installed as its README says (only
@@ -18,29 +18,6 @@ import { skipAllWithout } from '../../support/skip.ts';
 // one from a foreign CA, is refused.
 
 const RSYSLOGD = '/usr/sbin/rsyslogd';
-
-function missing(): string | undefined {
-  if (!existsSync(RSYSLOGD)) return 'rsyslogd is not installed (apt-get install rsyslog rsyslog-gnutls)';
-  try {
-    if (!execFileSync('dpkg', ['-L', 'rsyslog-gnutls']).toString().includes('lmnsd_gtls.so'))
-      return 'rsyslog has no TLS driver (apt-get install rsyslog-gnutls)';
-  } catch {
-    return 'rsyslog has no TLS driver (apt-get install rsyslog-gnutls)';
-  }
-  if (!existsSync('/usr/bin/logger')) return 'logger is not installed (apt-get install bsdutils)';
-  if (!existsSync('/usr/bin/unzip')) return 'unzip is not installed (apt-get install unzip)';
-  return undefined;
-}
-
-const freeUdpPort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const socket = createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
 
 async function until(check: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
@@ -100,7 +77,7 @@ const JSON_CONFIG = {
 };
 
 describe('rsyslog senders with downloaded bundles, through the engine', () => {
-  const reason = missing();
+  const reason = rsyslogMissing();
   skipAllWithout(reason);
 
   let engine: TestEngine;

@@ -1,6 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createSocket } from 'node:dgram';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,44 +7,16 @@ import { bundleFiles } from '../../../engine/intake/bundle.ts';
 import { issueBundle, type CertificateBundle } from '../../../engine/intake/certificates.ts';
 import { TlsIntake } from '../../../engine/intake/tls-intake.ts';
 import { skipAllWithout } from '../../support/skip.ts';
-import { MemorySink, Registry, serverCertificate, until } from './support.ts';
+import { MemorySink, Registry, freeUdpPort, rsyslogMissing, serverCertificate, until } from './support.ts';
 
 // A real rsyslogd, configured by the bundle's own rsyslog.conf (only its file paths changed, plus
 // a UDP input on a loopback port), forwards `logger` lines over TLS to the intake, which files
 // them under the bundle's configuration.
 
 const RSYSLOGD = '/usr/sbin/rsyslogd';
-const GTLS_MODULES = [
-  '/usr/lib/x86_64-linux-gnu/rsyslog/lmnsd_gtls.so',
-  '/usr/lib/aarch64-linux-gnu/rsyslog/lmnsd_gtls.so',
-];
-
-function missing(): string | undefined {
-  if (!existsSync(RSYSLOGD)) return 'rsyslogd is not installed (apt-get install rsyslog rsyslog-gnutls)';
-  if (!GTLS_MODULES.some((path) => existsSync(path))) {
-    try {
-      if (execFileSync('dpkg', ['-L', 'rsyslog-gnutls']).toString().includes('lmnsd_gtls.so')) return undefined;
-    } catch {
-      // dpkg absent or the package is not installed: reported below.
-    }
-    return 'rsyslog has no TLS driver (apt-get install rsyslog rsyslog-gnutls)';
-  }
-  if (!existsSync('/usr/bin/logger')) return 'logger is not installed (apt-get install bsdutils)';
-  return undefined;
-}
-
-const freeUdpPort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const socket = createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(0, '127.0.0.1', () => {
-      const { port } = socket.address();
-      socket.close(() => resolve(port));
-    });
-  });
 
 describe('a real rsyslogd with the bundle configuration', () => {
-  const reason = missing();
+  const reason = rsyslogMissing();
   skipAllWithout(reason);
 
   let dir = '';

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { existsSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect, type TLSSocket } from 'node:tls';
 import { issueServerCertificate, type CertificateBundle } from '../../../engine/intake/certificates.ts';
@@ -89,3 +92,28 @@ export async function until(check: () => boolean, ms = 5000, what = 'condition')
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Why a real rsyslogd with TLS cannot run here, or undefined when it can. */
+export function rsyslogMissing(): string | undefined {
+  if (!existsSync('/usr/sbin/rsyslogd')) return 'rsyslogd is not installed (apt-get install rsyslog rsyslog-gnutls)';
+  try {
+    if (!execFileSync('dpkg', ['-L', 'rsyslog-gnutls']).toString().includes('lmnsd_gtls.so'))
+      return 'rsyslog has no TLS driver (apt-get install rsyslog-gnutls)';
+  } catch {
+    return 'rsyslog has no TLS driver (apt-get install rsyslog-gnutls)';
+  }
+  if (!existsSync('/usr/bin/logger')) return 'logger is not installed (apt-get install bsdutils)';
+  if (!existsSync('/usr/bin/unzip')) return 'unzip is not installed (apt-get install unzip)';
+  return undefined;
+}
+
+/** A UDP port free on loopback now (for rsyslogd's imudp input). */
+export const freeUdpPort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const socket = createSocket('udp4');
+    socket.once('error', reject);
+    socket.bind(0, '127.0.0.1', () => {
+      const { port } = socket.address();
+      socket.close(() => resolve(port));
+    });
+  });
