@@ -17,14 +17,11 @@ export type IntelLookup = (ip: string, userAgent: string) => unknown;
  * `raw_data` is), whether it parsed and, when not, why (spec 7). TCP and Kafka write the same shape.
  */
 export function rawRecord(configId: string, line: string, logId: string, now: number, failure?: string): LogRecord {
-  return {
-    _timestamp: now,
-    log_id: logId,
-    log_setting_id: configId,
-    parsed: failure === undefined ? 1 : 0,
-    ...(failure === undefined ? {} : { reason: failure }),
-    raw_data: capText(line, PARSE_LIMITS.rawData),
-  };
+  const rawData = capText(line, PARSE_LIMITS.rawData);
+  // raw_data last: the store serialises it once for this record and the parsed one of its line.
+  return failure === undefined
+    ? { _timestamp: now, log_id: logId, log_setting_id: configId, parsed: 1, raw_data: rawData }
+    : { _timestamp: now, log_id: logId, log_setting_id: configId, parsed: 0, reason: failure, raw_data: rawData };
 }
 
 /** Sets a parsed record's `_intelligence_result` from its src_ip and user_agent. */

@@ -21,6 +21,20 @@ const NULL_TAIL = 5;
 
 /** The JSON of frozen objects (an intelligence result is shared by a client's requests). */
 const frozenJson = new WeakMap<object, string>();
+/** A last text value at least this long is spliced in, its JSON kept for the next record that ends with it. */
+const SPLICED_TEXT = 64;
+let lastText = '';
+let lastTextJson = '""';
+
+/** What JSON.stringify keeps of an object's members. */
+const storable = (value: unknown): boolean =>
+  value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+
+function sameKeys(shape: readonly string[], keys: readonly string[]): boolean {
+  if (shape.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) if (shape[i] !== keys[i]) return false;
+  return true;
+}
 
 /**
  * Encodes the rows of one block, gathering its shapes (the key lists its records have). Records of
@@ -30,38 +44,40 @@ export class RowEncoder {
   readonly #shapes: string[][] = [];
   readonly #byKeys = new Map<string, number>();
   #last = -1;
-  readonly #values: unknown[] = [];
-  readonly #keys: string[] = [];
   /** Bytes the header will take. */
   headerBytes = '{"shapes":[]}'.length;
 
   /** The record's row: `[shape, values...]` as JSON (undefined, function and symbol values left out, as JSON.stringify does). */
   encode(record: Readonly<Row>): string {
-    const values = this.#values;
-    const keys = this.#keys;
-    values.length = 1;
-    keys.length = 0;
-    const shape = this.#last >= 0 ? this.#shapes[this.#last] : undefined;
-    let same = shape !== undefined;
-    for (const key in record) {
-      const value = record[key];
-      if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
-      if (same && shape![keys.length] !== key) same = false;
-      keys.push(key);
-      values.push(value);
+    let keys = Object.keys(record);
+    let values: unknown[] = Object.values(record);
+    if (!values.every(storable)) {
+      keys = keys.filter((_, i) => storable(values[i]));
+      values = values.filter(storable);
     }
-    values[0] = same && shape!.length === keys.length ? this.#last : this.#shapeOf(keys);
-    // A frozen object last (an access record's `_intelligence_result`) is serialised once for all
-    // the records that share it.
+    const shape = this.#last >= 0 ? this.#shapes[this.#last]! : undefined;
+    values.unshift(shape !== undefined && sameKeys(shape, keys) ? this.#last : this.#shapeOf(keys));
+    // A large last value is serialised apart and spliced in: a frozen object (an access record's
+    // `_intelligence_result`, shared by a client's requests) once for all the records holding it, a
+    // long text (an intake's `raw_data`, in both the configuration's log and the raw log) once for
+    // the two records of its line.
     const last = values[values.length - 1];
-    if (values.length > 1 && typeof last === 'object' && last !== null && Object.isFrozen(last)) {
-      let json = frozenJson.get(last);
+    if (values.length < 2) return JSON.stringify(values);
+    let json: string | undefined;
+    if (typeof last === 'string') {
+      if (last.length < SPLICED_TEXT) return JSON.stringify(values);
+      if (last !== lastText) {
+        lastText = last;
+        lastTextJson = JSON.stringify(last);
+      }
+      json = lastTextJson;
+    } else if (typeof last === 'object' && last !== null && Object.isFrozen(last)) {
+      json = frozenJson.get(last);
       if (json === undefined) frozenJson.set(last, (json = JSON.stringify(last)));
-      values[values.length - 1] = null;
-      const row = JSON.stringify(values);
-      return `${row.slice(0, row.length - NULL_TAIL)}${json}]`;
-    }
-    return JSON.stringify(values);
+    } else return JSON.stringify(values);
+    values[values.length - 1] = null;
+    const row = JSON.stringify(values);
+    return `${row.slice(0, row.length - NULL_TAIL)}${json}]`;
   }
 
   /** The header line, written after the rows. */

@@ -1,8 +1,8 @@
 /**
  * Log store: access, detection and other logs in LevelDB under `<data>/logs` (docs/DESIGN.md 2a).
- * Records are kept in blocks by log, second and sequence, so a time range is one scan; each block's
- * index entries (INDEXED_FIELDS and a log's extra fields) and per-minute roll-up counts are written
- * in the same atomic batch. Retention by age per log kind and a disk budget delete the oldest
+ * Records are kept in blocks by log, second and sequence, so a time range is one scan; per-minute
+ * roll-up counts are written in the records' atomic batch, index entries (INDEXED_FIELDS and a log's
+ * extra fields) gather for a few seconds and are written as postings (a crash re-indexes them). Retention by age per log kind and a disk budget delete the oldest
  * records together with their index entries and roll-ups.
  */
 export { LogStore, DEFAULT_RETENTION_DAYS } from './log-store.ts';

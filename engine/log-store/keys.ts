@@ -105,6 +105,23 @@ export class IndexKeys {
     key.writeUInt32BE(seq >>> 0, at);
     return key;
   }
+
+  /**
+   * A posting's key (postings.ts): the value's prefix, the slot's first second, the newest block's
+   * sequence and the posting mark.
+   */
+  postingKey(value: string, slotStart: number, seq: number, mark: number): Buffer {
+    const key = this.key(value, slotStart, seq);
+    const marked = Buffer.allocUnsafe(key.length + 1);
+    key.copy(marked, 0);
+    marked[key.length] = mark;
+    return marked;
+  }
+}
+
+/** An indexed value's text as the index holds it: cut to MAX_INDEXED_VALUE bytes. */
+export function indexedForm(value: string): string {
+  return value.length * 3 <= MAX_INDEXED_VALUE ? value : indexValueBytes(value).toString('utf8');
 }
 
 export function indexKey(log: string, field: string, value: Buffer, second: number, seq: number): Buffer {

@@ -79,19 +79,11 @@ function parseLine(plan: ParserPlan, line: string, context: ParseContext): Parse
   }
 
   // One run per distinct pattern, only for the patterns a line needs.
-  const matches: (RegExpExecArray | null | undefined)[] = new Array<undefined>(plan.regexes.length);
-  const run = (index: number): RegExpExecArray | null => {
-    let match = matches[index];
-    if (match === undefined) {
-      match = (plan.regexes[index] as RegExp).exec(line);
-      matches[index] = match;
-    }
-    return match;
-  };
+  const matches = new Matches(plan.regexes, line);
 
   const values: (string | number | undefined)[] = [];
   for (const field of plan.fields) {
-    const value = extract(field, object, run);
+    const value = extract(field, object, matches);
     if (value === undefined && field.required) {
       return parseFailure('required_field_missing', { field: field.name }, field.name);
     }
@@ -106,7 +98,7 @@ function parseLine(plan: ParserPlan, line: string, context: ParseContext): Parse
     let text: string | undefined;
     let source: string;
     if (time.mode === 'regex') {
-      text = run(time.regex)?.[time.group];
+      text = matches.of(time.regex)?.[time.group];
       source = time.source;
     } else {
       const value = valueAt(object as object, time.path);
@@ -127,18 +119,32 @@ function parseLine(plan: ParserPlan, line: string, context: ParseContext): Parse
   }
   record.parsed = 1;
   record.log_setting_id = plan.id;
-  record.raw_data = capText(line, PARSE_LIMITS.rawData);
   if (context.logId !== undefined) record.log_id = context.logId;
+  // Last: the store serialises a long last text once for this record and the raw log's.
+  record.raw_data = capText(line, PARSE_LIMITS.rawData);
   return { ok: true, record: record as ParsedRecord };
 }
 
-function extract(
-  field: FieldPlan,
-  object: object | null,
-  run: (index: number) => RegExpExecArray | null,
-): string | number | undefined {
+/** A line's match of each pattern, run on first use (a class, not a closure per line: this is the ingest path). */
+class Matches {
+  readonly #found: (RegExpExecArray | null | undefined)[];
+  constructor(
+    private readonly regexes: readonly RegExp[],
+    private readonly line: string,
+  ) {
+    this.#found = new Array<undefined>(regexes.length);
+  }
+
+  of(index: number): RegExpExecArray | null {
+    let match = this.#found[index];
+    if (match === undefined) this.#found[index] = match = (this.regexes[index] as RegExp).exec(this.line);
+    return match;
+  }
+}
+
+function extract(field: FieldPlan, object: object | null, matches: Matches): string | number | undefined {
   if (field.kind === 'regex') {
-    const text = run(field.regex)?.[field.group];
+    const text = matches.of(field.regex)?.[field.group];
     return text === undefined ? undefined : fromText(text, field.type);
   }
   return object === null ? undefined : fromJson(valueAt(object, field.path), field.type);

@@ -8,7 +8,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogStore, parseDimsKey, type LogRecord } from '#engine/log-store';
+import { ClassicLevel } from 'classic-level';
+import { LogStore, parseDimsKey, recordKey, type LogRecord } from '#engine/log-store';
+import { indexKey } from '../../../engine/log-store/keys.ts';
+import { encodeRows } from '../../../engine/log-store/rows.ts';
 import { ManualClock } from '#engine/shared';
 
 const HOUR = 3_600_000;
@@ -85,6 +88,72 @@ describe('the log store index', () => {
       // Newest first: block positions never increase.
       for (let n = 1; n < got.length; n++) expect(got[n]!.second).toBeLessThanOrEqual(got[n - 1]!.second);
     }
+    await store.close();
+  });
+
+  it('finds records through entries gathered over several writes, late seconds, a reopen and an entry of the per-block format', async () => {
+    const gatherMs = 40;
+    const pause = () => new Promise((r) => setTimeout(r, gatherMs + 10));
+    let store = await LogStore.open(dir, undefined, { indexGatherMs: gatherMs });
+    const log = 'access:s1';
+    let i = 0;
+    // Three gathering windows; the last brings blocks of seconds older than the first's (a sender
+    // whose clock is behind), in the same slots, and stays gathering while it is read.
+    for (const seconds of [
+      [20, 21, 22],
+      [23, 40, 41],
+      [5, 21, 39],
+    ]) {
+      for (const s of seconds) for (let n = 0; n < 30; n++) store.append(log, record(i++, T0 + s * 1000 + n));
+      await store.flush();
+      await pause();
+    }
+    store.append(log, record(i++, T0 + 21_500));
+    const check = async (s: LogStore, label: string) => {
+      const all = await scanAll(s, log, T0, T0 + HOUR);
+      expect(all).toHaveLength(i);
+      for (const [field, value, holds] of [
+        ['src_ip', '10.0.0.3', (r: LogRecord) => r.src_ip === '10.0.0.3'],
+        ['status', '200', (r: LogRecord) => r.status === 200],
+      ] as const) {
+        for (const [from, to] of [
+          [T0, T0 + HOUR],
+          [T0 + 21_000, T0 + 23_000],
+          [T0 + 39_000, T0 + 40_000],
+        ] as const) {
+          const want = all.filter((p) => p.second >= from && p.second < to && holds(p.record)).map(key);
+          const got = await indexed(s, log, field, value, from, to);
+          expect(new Set(got.map(key)), `${label}: ${field}=${value} in ${from - T0}..${to - T0}`).toEqual(
+            new Set(want),
+          );
+          expect(got.length, `${label}: no repeats`).toBe(want.length);
+          for (let n = 1; n < got.length; n++) {
+            const newer = got[n - 1]!;
+            const older = got[n]!;
+            expect(
+              older.second < newer.second || (older.second === newer.second && older.seq <= newer.seq),
+              label,
+            ).toBe(true);
+          }
+        }
+      }
+    };
+    await check(store, 'while gathering');
+    await store.close();
+    store = await LogStore.open(dir, undefined, { indexGatherMs: gatherMs });
+    await check(store, 'after a reopen');
+    await store.close();
+    // A block and its entry as stores before postings wrote them: one entry per block, no mark.
+    const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'logs'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    await db.open();
+    const old = { ...record(3, T0 + 21_000), i: 'old' };
+    await db.put(recordKey(log, T0 + 21_000, 0x00000007), Buffer.from(JSON.stringify(old)));
+    await db.put(indexKey(log, 'src_ip', Buffer.from('10.0.0.3'), T0 + 21_000, 0x00000007), encodeRows([0]));
+    await db.put(indexKey(log, 'status', Buffer.from('200'), T0 + 21_000, 0x00000007), encodeRows([0]));
+    await db.close();
+    i++;
+    store = await LogStore.open(dir, undefined, { indexGatherMs: gatherMs });
+    await check(store, 'beside a per-block entry');
     await store.close();
   });
 
