@@ -66,6 +66,8 @@ export interface KafkaFailure {
   logId: string;
   code: ParseFailureCode | 'empty_message';
   reason: string;
+  /** What the console words the reason with. */
+  params: Readonly<Record<string, string | number>>;
 }
 
 export interface PartitionLag {
@@ -418,7 +420,7 @@ export class KafkaSource {
       const logId = `${topic}-${partition}-${message.offset}`;
       const value = message.value;
       if (value === null || value.length === 0) {
-        this.#discard(now, logId, 'empty_message', 'the message has no value');
+        this.#discard(now, logId, 'empty_message', 'the message has no value', {});
         continue;
       }
       counts.bytes += value.length;
@@ -429,7 +431,7 @@ export class KafkaSource {
         counts.stored += 1;
         raw?.(this.id, { line, logId, now, parsed: true });
       } else {
-        this.#discard(now, logId, outcome.code, outcome.reason);
+        this.#discard(now, logId, outcome.code, outcome.reason, outcome.params);
         raw?.(this.id, { line, logId, now, parsed: false, reason: outcome.reason });
       }
     }
@@ -452,10 +454,16 @@ export class KafkaSource {
     this.#checkBacklog();
   }
 
-  #discard(at: number, logId: string, code: KafkaFailure['code'], reason: string): void {
+  #discard(
+    at: number,
+    logId: string,
+    code: KafkaFailure['code'],
+    reason: string,
+    params: KafkaFailure['params'],
+  ): void {
     this.counts.discarded += 1;
     const ring = this.counts.recentFailures;
-    ring.push({ at, logId, code, reason });
+    ring.push({ at, logId, code, reason, params });
     if (ring.length > this.#options.recentFailures) ring.shift();
   }
 

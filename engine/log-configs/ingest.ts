@@ -38,6 +38,8 @@ export interface FailedRecord {
   code: string;
   reason: string;
   field: string | null;
+  /** What the console words the reason with (the time text, the line's length, ...). */
+  params: Readonly<Record<string, string | number>>;
   /** The record id it would have had (Kafka: topic-partition-offset). */
   logId: string | null;
   /** The line, cut to FAILED_LINE_CHARS. */
@@ -119,6 +121,7 @@ export class LogIngest {
           code: outcome.code,
           reason: outcome.reason,
           field: outcome.field ?? null,
+          params: outcome.params,
           logId,
           line,
         });

@@ -170,7 +170,8 @@ export class Intakes {
       at: f.at,
       code: f.code,
       reason: f.reason,
-      field: null,
+      field: f.code === 'required_field_missing' ? String(f.params.field ?? '') || null : null,
+      params: f.params,
       logId: f.logId,
       line: '',
     }));

@@ -62,6 +62,9 @@ export const failedRecordView = z.object({
   code: z.string(),
   reason: z.string().describe('in English; the console words it from code and field'),
   field: z.string().nullable(),
+  params: z
+    .record(z.string(), z.union([z.string(), z.number()]))
+    .describe('what the reason is worded with: maximum and length, text and format, detail, kind, source, field'),
   logId: z.string().nullable().describe('the record id it would have had (Kafka: topic-partition-offset)'),
   line: z.string().describe('the line (empty for a Kafka message: its logId names it)'),
 });

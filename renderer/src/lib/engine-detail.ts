@@ -225,9 +225,13 @@ const PARSE_FAILURE_CODES: ReadonlySet<string> = new Set([
  * Why a stored line did not become a record, from its code and the field it names (a failed record
  * carries no other parameters): null for a code this console does not know.
  */
-export function parseFailureDetail(code: string, field: string | null): Detail | null {
+export function parseFailureDetail(
+  code: string,
+  field: string | null,
+  params: Readonly<Record<string, string | number>> = {},
+): Detail | null {
   if (!PARSE_FAILURE_CODES.has(code)) return null;
-  return { key: `detail.parseFailure.${code}`, params: { field: field ?? '' } };
+  return { key: `detail.parseFailure.${code}`, params: { ...plainParams(params), field: field ?? '' } };
 }
 
 /**

@@ -146,13 +146,14 @@ describe('a custom TCP log configuration', () => {
     );
     expect(status).toMatchObject({ received: 3, parsed: 2, discarded: 1 });
     const full = await admin.request<{
-      failed: { code: string; field: string; reason: string; line: string }[];
+      failed: { code: string; field: string; reason: string; params: Record<string, unknown>; line: string }[];
       tcp: { connectionsTotal: number };
     }>('GET', `/log-configs/${config.id}/status`);
     expect(full.body.failed[0]).toMatchObject({
       code: 'required_field_missing',
       field: 'src_ip',
       reason: 'Required field must not be empty: src_ip',
+      params: { field: 'src_ip' },
     });
     expect(full.body.failed[0]?.line).toContain('session opened');
     expect(full.body.tcp.connectionsTotal).toBe(1);

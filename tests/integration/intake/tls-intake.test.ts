@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import type { TLSSocket } from 'node:tls';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { issueBundle, type CertificateBundle } from '../../../engine/intake/certificates.ts';
@@ -188,6 +189,30 @@ describe('TlsIntake', () => {
     await until(() => sink.lines.length === 200, 20_000, '200 lines');
     expect(intake.counts().configs.cfg_second).toMatchObject({ connectionsOpen: 200, messages: 200 });
   });
+
+  it('serves thousands of senders while hundreds of half-open connections time out', async () => {
+    // Two descriptors per connection here (both ends are in this process); CI raises the limit.
+    const limit = Number(spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim()) || 1024;
+    const senders = Math.min(2000, Math.floor((limit - 1500) / 2));
+    if (senders < 2000) console.log(`tls intake: ${senders} senders (open file limit ${limit})`);
+    const { port, sink, intake } = await start({ handshakeTimeoutMs: 3000 });
+    const halfOpen = await Promise.all(Array.from({ length: 500 }, () => rawClient(port)));
+    for (const socket of halfOpen) socket.on('error', () => undefined);
+    const clients: TLSSocket[] = [];
+    for (let at = 0; at < senders; at += 250) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(250, senders - at) }, (_, i) => tlsClient(port, i % 2 ? first : second)),
+      );
+      clients.push(...batch);
+    }
+    await Promise.all(clients.map((socket, i) => send(socket, `from ${i}\n`)));
+    await until(() => sink.lines.length === senders, 60_000, `${senders} lines`);
+    const counts = intake.counts();
+    expect(counts.configs.cfg_first!.connectionsOpen + counts.configs.cfg_second!.connectionsOpen).toBe(senders);
+    expect(new Set(sink.lines.map((l) => l.line)).size).toBe(senders);
+    await until(() => intake.counts().refused.handshakeTimeout === 500, 20_000, 'half-open connections dropped');
+    expect(intake.counts().connections).toBe(senders);
+  }, 120_000);
 
   it('takes a last line without LF when the sender closes its side', async () => {
     const { port, sink, intake } = await start();

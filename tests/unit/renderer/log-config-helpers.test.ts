@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_PROBLEM_CODES, PARSE_FAILURE_CODES } from '#engine/parse';
+import { CONFIG_PROBLEM_CODES, PARSE_FAILURE_CODES, parseFailureText } from '#engine/parse';
 import { areaIndex, copyName, problemPath } from '../../../renderer/src/components/log-configs/log-config-paths.ts';
 import {
   engineDetail,
@@ -61,5 +61,31 @@ describe('log configuration refusals in the console’s languages', () => {
     }
     expect(say(parseFailureDetail('required_field_missing', 'src_ip'), 'zh-CN')).toBe('必要字段不允许为空: src_ip');
     expect(parseFailureDetail('something_new', null)).toBeNull();
+  });
+
+  it('words a failed record with its parameters as the engine words it, in both languages', () => {
+    const samples: Record<string, Record<string, string | number>> = {
+      line_empty: {},
+      line_too_long: { maximum: 1_048_576, length: 2_000_000 },
+      line_binary: {},
+      json_malformed: { detail: 'Unexpected token } in JSON at position 9' },
+      json_not_object: { kind: 'array' },
+      required_field_missing: { field: 'src_ip' },
+      time_missing: { source: 'timestamp' },
+      time_format_mismatch: { text: 'Nov 31 25:00:00', format: 'MMM DD hh:mm:ss' },
+      time_invalid: { text: '2026-02-30 10:00:00' },
+      parse_error: { detail: 'stack overflow' },
+    };
+    for (const code of PARSE_FAILURE_CODES) {
+      const params = samples[code]!;
+      const field = code === 'required_field_missing' ? 'src_ip' : null;
+      for (const locale of ['en', 'zh-CN'] as const) {
+        // Chinese names a JSON kind in Chinese on the engine side only: the console shows the kind as sent.
+        if (code === 'json_not_object' && locale === 'zh-CN') continue;
+        expect(say(parseFailureDetail(code, field, params), locale), `${code} ${locale}`).toBe(
+          parseFailureText({ code, params }, locale),
+        );
+      }
+    }
   });
 });

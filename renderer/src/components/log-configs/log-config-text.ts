@@ -23,7 +23,12 @@ export function problemText(
 }
 
 /** Why a stored line failed (a failed record: its code and field), or the engine's English reason. */
-export function failureText(record: { code: string; field: string | null; reason: string }): string {
-  const detail = parseFailureDetail(record.code, record.field);
+export function failureText(record: {
+  code: string;
+  field: string | null;
+  reason: string;
+  params?: Readonly<Record<string, string | number>>;
+}): string {
+  const detail = parseFailureDetail(record.code, record.field, record.params);
   return (detail ? say(detail) : null) ?? record.reason;
 }
