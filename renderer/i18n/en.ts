@@ -333,6 +333,7 @@ export const en = {
   'detail.oneOf': 'must be one of: {values}',
   'detail.multipleOf': 'must be a multiple of {divisor}',
   'detail.unknownField': 'is not a known field',
+  'detail.required': 'is required',
   'detail.regexInvalid': 'is not a valid regular expression ({error})',
   'detail.regexNotLinear':
     'uses a construct that cannot run in linear time (backreferences and lookarounds are not allowed)',

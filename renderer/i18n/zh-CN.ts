@@ -320,6 +320,7 @@ export const zhCN: Messages = {
   'detail.oneOf': '必须是以下之一：{values}',
   'detail.multipleOf': '必须是 {divisor} 的倍数',
   'detail.unknownField': '不是可识别的字段',
+  'detail.required': '为必填项',
   'detail.regexInvalid': '不是有效的正则表达式（{error}）',
   'detail.regexNotLinear': '使用了无法在线性时间内运行的结构（不允许反向引用和环视）',
   'detail.controlChar': '不能包含控制字符或双向格式字符（第 {position} 个字符 {codePoint}）',

@@ -3,7 +3,8 @@
  * plain_text configuration is made through the form, its sample parsed live (in English and
  * Chinese), saved, its certificate bundle downloaded; the list shows it with counters; an edit
  * keeps the field areas read-only and asks before a key field changes; a copy is made and deleted;
- * the search page's log picker lists it; and an engine refusal lands on the input it names.
+ * the search page's log picker lists it; a BROKER json configuration is made from a pasted sample
+ * and shows its Kafka state; and an engine refusal lands on the input it names.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -164,6 +165,44 @@ describe('log configuration, edition B', () => {
     await search.open(engine.url);
     const options = await search.logSelect().locator('option').allTextContents();
     expect(options.some((o) => o.includes('sshd'))).toBe(true);
+  });
+
+  it('creates a BROKER json configuration from a pasted sample, nested paths and types guessed, and shows its Kafka state', async () => {
+    await page.goto(`${engine.url}/config/log-config/new`);
+    await page.locator('#log-config-name').fill('orders from kafka');
+    await page.locator('label[for="method-broker"]').click();
+    // Nothing listens there (loopback, which test engines allow): the state says it keeps trying.
+    await page.locator('#broker-address').fill('127.0.0.1:1');
+    await page.locator('#broker-topic').fill('orders');
+    await page.locator('label[for="template-json"]').click();
+    await configs.setSample(
+      '{"timestamp":"2026-11-27 08:15:02","client":{"ip":"203.0.113.9"},"user":"alice","status":401,"took":0.25}',
+    );
+    await page.getByTestId('quick-add').click();
+    await expect.poll(() => page.getByTestId('field-area').count()).toBe(5);
+    const areas: Record<string, { index: number; type: string }> = {};
+    for (let i = 0; i < 5; i++) {
+      const source = await page.locator(`#field-${i}-source`).inputValue();
+      areas[source] = { index: i, type: await page.locator(`#field-${i}-type`).inputValue() };
+    }
+    expect(areas['client.ip']?.type).toBe('string');
+    expect(areas.status?.type).toBe('integer');
+    expect(areas.took?.type).toBe('float');
+    await page.locator(`label[for="field-${areas['client.ip']!.index}-required"]`).click();
+    await page.locator('label[for="time-extract"]').click();
+    await page.locator('#time-field').fill('timestamp');
+    await page.locator('#key-ip').selectOption('client.ip');
+    await expect.poll(() => configs.previewValue('client.ip').textContent(), { timeout: 10_000 }).toBe('203.0.113.9');
+    expect(await configs.previewValue('took').textContent()).toBe('0.25');
+
+    await configs.save();
+    await page.waitForURL(/\/config\/log-config\/[A-Za-z0-9_-]+$/);
+    await expect
+      .poll(() => page.getByTestId('status-kafka').textContent(), { timeout: 15_000 })
+      .toMatch(/connecting|retrying/);
+    expect(await page.getByTestId('certificate-panel').count()).toBe(0);
+    await configs.open();
+    expect(await configs.row('orders from kafka').textContent()).toContain('IP: client.ip');
   });
 
   it('shows an engine refusal on the input it names: a regex with a backreference', async () => {

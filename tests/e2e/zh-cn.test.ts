@@ -189,6 +189,47 @@ describe('the console in Simplified Chinese', () => {
     await check('purge dialog');
     await closeDialog();
 
+    await visit('/config/log-config', '/config/log-config (empty)');
+    await visit('/config/log-config/new');
+    await page.locator('label[for="template-json"]').click();
+    await page.locator('#log-config-sample').fill('{"client":{"ip":"203.0.113.9"},"status":401}');
+    await page.getByTestId('quick-add').click();
+    await page.getByTestId('quick-add-result').waitFor();
+    await check('/config/log-config/new with a quick add');
+    await page.locator('label[for="field-0-required"]').click();
+    await page.getByTestId('preview-problems').waitFor();
+    await check('/config/log-config/new with problems');
+    await page.locator('#log-config-name').fill('orders');
+    await page.locator('#log-config-sample').fill('{"status":401}');
+    await page.getByTestId('preview-failed').waitFor();
+    await check('/config/log-config/new with a failing sample');
+    const logConfig = await apiPost('/log-configs', {
+      name: 'sshd',
+      method: 'tcp',
+      templateType: 'plain_text',
+      time: { mode: 'current' },
+      timezone: 'UTC',
+      fields: [{ kind: 'regex', name: 'src_ip', type: 'string', regex: 'from (\\S+)', group: 1, required: true }],
+      keyFields: { ip: 'src_ip' },
+      intelligence: false,
+      sampleData: 'Failed password from 203.0.113.9',
+    });
+    await visit('/config/log-config');
+    await page
+      .getByRole('button', { name: new RegExp(zhCN['ops.more']) })
+      .first()
+      .click();
+    await check('log configuration operations menu');
+    await page.keyboard.press('Escape');
+    await visit(`/config/log-config/${logConfig.id}`, '/config/log-config/:id');
+    await page.getByTestId('regenerate-certificate').click();
+    await check('regenerate certificate dialog');
+    await closeDialog();
+    await visit(`/config/log-config/${logConfig.id}/edit`, '/config/log-config/:id/edit');
+    await page.locator('#key-ip').selectOption('');
+    await check('key field dialog');
+    await closeDialog();
+
     await visit('/no-such-page');
 
     await page.getByTestId('account-menu').click();

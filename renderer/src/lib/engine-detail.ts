@@ -82,6 +82,7 @@ const SENTENCES: readonly [RegExp, (m: RegExpExecArray) => Detail][] = [
     (m) => ({ key: m[2] ? 'detail.ruleSetKept' : 'detail.ruleSet', params: { reason: str(m[1]) } }),
   ],
   [/^is not a known field$/, () => ({ key: 'detail.unknownField', params: {} })],
+  [/^is required$/, () => ({ key: 'detail.required', params: {} })],
 ];
 
 /** A reason the engine names in `params.reason`, with the parameters it sent. */

@@ -2,7 +2,13 @@
  * Log configuration problems and parse failures in the console's language: by the engine's code
  * (engine-detail.ts), the engine's English words only for a code this console does not know.
  */
-import { logConfigProblemDetail, parseFailureDetail, renderDetail, type Detail } from '$lib/engine-detail.ts';
+import {
+  engineDetail,
+  logConfigProblemDetail,
+  parseFailureDetail,
+  renderDetail,
+  type Detail,
+} from '$lib/engine-detail.ts';
 import { isMessageKey, t } from '$lib/i18n.svelte.ts';
 import { problemPath } from './log-config-paths.ts';
 
@@ -15,9 +21,10 @@ export function problemText(
   label: (field: string) => string,
 ): string {
   const field = problemPath(problem.field);
-  const detail = logConfigProblemDetail(problem.code, {});
   const prefix = `${problem.field}: `;
   const words = problem.message.startsWith(prefix) ? problem.message.slice(prefix.length) : problem.message;
+  // A shape check (the name, the broker) has no code of its own: its sentence is worded instead.
+  const detail = logConfigProblemDetail(problem.code, {}) ?? engineDetail(words, undefined, {});
   const text = (detail ? say(detail) : null) ?? words;
   return t('error.VALIDATION_FAILED', { field: label(field), detail: text });
 }
