@@ -15,6 +15,8 @@ import { RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
 
 export interface TcpStatus {
   listening: boolean;
+  /** Where senders connect (`host:port`, as the configuration's bundle says). */
+  address: string;
   connectionsOpen: number;
   connectionsTotal: number;
   bytes: number;
@@ -231,6 +233,7 @@ export class Intakes {
     const counts = this.#tls?.counts().configs[configId];
     return {
       listening: this.#tls !== undefined,
+      address: ((a) => (isIP(a.host) === 6 ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`))(this.tcpAddress()),
       connectionsOpen: counts?.connectionsOpen ?? 0,
       connectionsTotal: counts?.connectionsTotal ?? 0,
       bytes: counts?.bytes ?? 0,

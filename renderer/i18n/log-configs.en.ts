@@ -213,8 +213,9 @@ export const logConfigsEn = {
   'logConfigs.status.bytes': 'Bytes',
   'logConfigs.status.connections': 'Connections open / total',
   'logConfigs.status.listening': 'Intake',
-  'logConfigs.status.listeningYes': 'listening',
-  'logConfigs.status.listeningNo': 'not listening',
+  'logConfigs.status.listeningYes': 'listening on {address}',
+  'logConfigs.status.listeningNo':
+    'not listening: the intake port is off (RAMPART_INTAKE_PORT=0) or could not be opened (see the engine log)',
   'logConfigs.status.oversized': 'Oversized lines',
   'logConfigs.status.incomplete': 'Incomplete lines',
   'logConfigs.status.invalidUtf8': 'Invalid UTF-8',

@@ -79,6 +79,7 @@ export const logConfigStatusView = z.object({
   tcp: z
     .object({
       listening: z.boolean(),
+      address: z.string().describe('where senders connect, host:port, as the bundle says'),
       connectionsOpen: z.number(),
       connectionsTotal: z.number(),
       bytes: z.number(),

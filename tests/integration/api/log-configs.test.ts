@@ -147,7 +147,7 @@ describe('a custom TCP log configuration', () => {
     expect(status).toMatchObject({ received: 3, parsed: 2, discarded: 1 });
     const full = await admin.request<{
       failed: { code: string; field: string; reason: string; params: Record<string, unknown>; line: string }[];
-      tcp: { connectionsTotal: number };
+      tcp: { connectionsTotal: number; listening: boolean; address: string };
     }>('GET', `/log-configs/${config.id}/status`);
     expect(full.body.failed[0]).toMatchObject({
       code: 'required_field_missing',
@@ -157,6 +157,7 @@ describe('a custom TCP log configuration', () => {
     });
     expect(full.body.failed[0]?.line).toContain('session opened');
     expect(full.body.tcp.connectionsTotal).toBe(1);
+    expect(full.body.tcp).toMatchObject({ listening: true, address: `127.0.0.1:${intakePort}` });
 
     const found = await admin.request<{ records: { record: Record<string, unknown> }[]; plan: string }>(
       'POST',
