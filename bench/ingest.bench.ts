@@ -263,7 +263,7 @@ async function kafkaRate(): Promise<number | null> {
       ...json,
       name: 'app events over Kafka',
       method: 'broker',
-      broker: { address: broker.address, topic: 'events', account: '', mechanism: 'none', tls: false },
+      broker: { address: broker.address, topic: 'events', account: '', mechanism: 'none', tls: false, ca: '' },
     });
     const kafkaStore = await LogStore.open(join(kafkaWork, 'data'), undefined, {
       extraIndexedFields: (log) => kafkaConfigs.keyFieldsOfLog(log),

@@ -154,6 +154,8 @@ export interface BrokerRecord {
   password: string;
   mechanism: 'none' | 'plain' | 'scram-sha-256' | 'scram-sha-512';
   tls: boolean;
+  /** With tls: PEM certificates of the CA that signed the brokers' (absent or empty: the system's CAs). */
+  ca?: string;
 }
 
 /** A TCP configuration's certificate bundle (engine/intake issueBundle): regenerating replaces it. */

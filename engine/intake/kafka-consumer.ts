@@ -379,6 +379,9 @@ export class KafkaSource {
   #connected(): void {
     if (this.#stopping) return;
     this.counts.state = 'connected';
+    // Fetching again: an error from before (a coordinator not yet elected, a broker that was away)
+    // is over, and the console should not show it as the current one.
+    this.counts.lastError = null;
     this.#restartDelay = this.#options.restartDelayMs.initial;
   }
 

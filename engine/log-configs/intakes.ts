@@ -208,7 +208,7 @@ export class Intakes {
               mechanism: broker.mechanism as Exclude<typeof broker.mechanism, 'none'>,
             }
           : {}),
-        tls: broker.tls,
+        tls: broker.tls ? (broker.ca ? { ca: broker.ca } : true) : false,
         parser: intel
           ? {
               parse: (line, context) => {

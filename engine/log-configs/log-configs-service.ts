@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { ConfigSlice, LogConfigRecord } from '#engine/config-store';
 import { certificateBundle, issueBundle } from '#engine/intake';
@@ -252,6 +253,7 @@ export class LogConfigsService {
             password: input.broker.password ?? existing?.broker?.password ?? '',
             mechanism: input.broker.mechanism,
             tls: input.broker.tls,
+            ca: input.broker.tls ? input.broker.ca.trim() : '',
           }
         : null;
     return {
@@ -286,6 +288,11 @@ export class LogConfigsService {
         ),
       );
     }
+    const ca = record.broker?.ca ?? '';
+    if (ca !== '') {
+      const problem_ = caProblem(ca);
+      if (problem_ !== null) problems.push(problem('broker.ca', 'ca_invalid', problem_));
+    }
     if (problems.length > 0) throw validationFailed(problems);
   }
 
@@ -311,4 +318,18 @@ export class LogConfigsService {
       });
     }
   }
+}
+
+/** Why a CA bundle is not one (null when each of its PEM blocks is a certificate that parses). */
+function caProblem(pem: string): string | null {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) return 'must hold PEM certificates (-----BEGIN CERTIFICATE-----)';
+  for (const [i, block] of blocks.entries()) {
+    try {
+      new X509Certificate(block);
+    } catch {
+      return `certificate ${i + 1} cannot be read`;
+    }
+  }
+  return null;
 }

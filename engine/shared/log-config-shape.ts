@@ -21,6 +21,8 @@ export const LOG_CONFIG_LIMITS = {
   topic: 249,
   account: 256,
   password: 256,
+  /** A CA bundle of a few certificates. */
+  ca: 64 * 1024,
 } as const;
 
 export const LOG_TEMPLATE_TYPES = ['plain_text', 'json'] as const;
@@ -105,6 +107,13 @@ export const brokerInputSchema = z
       .describe('absent on update: keep the stored password'),
     mechanism: z.enum(KAFKA_MECHANISMS).default('plain').describe('SASL mechanism when an account is given'),
     tls: z.boolean().default(false),
+    ca: z
+      .string()
+      .max(LOG_CONFIG_LIMITS.ca, max(LOG_CONFIG_LIMITS.ca))
+      .default('')
+      .describe(
+        "with tls: the PEM certificates of the CA that signed the brokers' certificates (empty: the system's CAs)",
+      ),
   })
   .strict();
 export type BrokerInput = z.infer<typeof brokerInputSchema>;

@@ -193,6 +193,9 @@ export const engineDetailsEn = {
   'detail.logConfig.fields_locked': 'existing field areas cannot change and none can be added in an edit',
   'detail.logConfig.method_locked': 'cannot change once the configuration is saved',
   'detail.logConfig.log_config_read_only': 'an access log configuration can be viewed and copied, not changed',
+  'detail.logConfig.broker_not_allowed':
+    'is not among the addresses this appliance may connect to (RAMPART_KAFKA_BROKERS_ALLOWED)',
+  'detail.logConfig.ca_invalid': 'must hold PEM certificates (-----BEGIN CERTIFICATE-----) that can be read',
   // Why a line did not become a record (engine/parse/failures.ts), from its code and field.
   'detail.parseFailure.line_empty': 'The line is empty',
   'detail.parseFailure.line_too_long': 'The line is longer than {maximum} characters ({length})',

@@ -177,6 +177,8 @@ export const engineDetailsZhCN: Record<keyof typeof engineDetailsEn, string> = {
   'detail.logConfig.fields_locked': '编辑时不能修改已有的字段配置区，也不能新增',
   'detail.logConfig.method_locked': '配置保存后不能修改',
   'detail.logConfig.log_config_read_only': '访问日志配置只能查看和复制，不能修改',
+  'detail.logConfig.broker_not_allowed': '不在本设备允许连接的地址之内（RAMPART_KAFKA_BROKERS_ALLOWED）',
+  'detail.logConfig.ca_invalid': '必须是可读取的 PEM 证书（-----BEGIN CERTIFICATE-----）',
   'detail.parseFailure.line_empty': '日志为空',
   'detail.parseFailure.line_too_long': '日志长度超过 {maximum} 个字符（{length}）',
   'detail.parseFailure.line_binary': '日志包含 NUL 字符：是二进制数据而不是文本',

@@ -135,6 +135,9 @@ export const logConfigsEn = {
   'logConfigs.broker.mechanism.scram-sha-256': 'SCRAM-SHA-256',
   'logConfigs.broker.mechanism.scram-sha-512': 'SCRAM-SHA-512',
   'logConfigs.broker.tlsHelp': 'Connect to the broker with TLS.',
+  'logConfigs.field.broker.ca': "Brokers' CA certificate (PEM)",
+  'logConfigs.broker.caHelp':
+    "The certificate of the CA that signed the brokers' certificates, as PEM (several may follow each other). Leave it empty when a public CA signed them.",
   'logConfigs.template.plainHelp': 'Free text: fields are extracted with regular expressions.',
   'logConfigs.template.jsonHelp': 'One JSON object per log: fields are read from its members.',
   'logConfigs.template.locked': 'The template cannot change in an edit: the field areas depend on it.',

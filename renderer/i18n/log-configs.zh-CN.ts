@@ -124,6 +124,8 @@ export const logConfigsZhCN: Record<keyof typeof logConfigsEn, string> = {
   'logConfigs.broker.mechanism.scram-sha-256': 'SCRAM-SHA-256',
   'logConfigs.broker.mechanism.scram-sha-512': 'SCRAM-SHA-512',
   'logConfigs.broker.tlsHelp': '使用 TLS 连接消息队列。',
+  'logConfigs.field.broker.ca': '消息队列 CA 证书（PEM）',
+  'logConfigs.broker.caHelp': '签发消息队列证书的 CA 证书，PEM 格式（可连续放置多个）。由公共 CA 签发时留空。',
   'logConfigs.template.plainHelp': '自由文本：用正则表达式提取字段。',
   'logConfigs.template.jsonHelp': '每条日志一个 JSON 对象：从其成员读取字段。',
   'logConfigs.template.locked': '编辑时不能修改模板：字段配置区依赖于它。',

@@ -205,6 +205,21 @@ describe('log configuration, edition B', () => {
     expect(await configs.row('orders from kafka').textContent()).toContain('IP: client.ip');
   });
 
+  it("asks for the brokers' CA when TLS is on, and shows a CA that is not a certificate on its input", async () => {
+    await page.goto(`${engine.url}/config/log-config/new`);
+    await page.locator('#log-config-name').fill('secure orders');
+    await page.locator('label[for="method-broker"]').click();
+    await page.locator('#broker-address').fill('127.0.0.1:1');
+    await page.locator('#broker-topic').fill('orders');
+    expect(await page.locator('#broker-ca').count()).toBe(0);
+    await page.locator('label[for="broker-tls"]').last().click();
+    await page.locator('#broker-ca').fill('-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----');
+    await configs.addRegexField({ name: 'a', regex: '(a)', group: 1, required: true });
+    await configs.save();
+    await expect.poll(() => configs.invalidText('broker-ca').textContent()).toContain('PEM certificates');
+    expect(page.url()).toMatch(/\/new$/);
+  });
+
   it('shows an engine refusal on the input it names: a regex with a backreference', async () => {
     await page.goto(`${engine.url}/config/log-config/new`);
     await page.locator('#log-config-name').fill('backref');

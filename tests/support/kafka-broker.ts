@@ -60,14 +60,35 @@ const portFree = (port: number): Promise<boolean> =>
     server.listen(port, '127.0.0.1', () => server.close(() => done(true)));
   });
 
-/** A base port with base, base+1 and base+2 free on 127.0.0.1. */
-async function freePortTriple(): Promise<number> {
+/** A base port with `count` consecutive ports free on 127.0.0.1 (the script takes base to base+2). */
+async function freePorts(count = 3): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const base = 20_000 + Math.floor(Math.random() * 30_000);
-    if ((await portFree(base)) && (await portFree(base + 1)) && (await portFree(base + 2))) return base;
+    let free = true;
+    for (let i = 0; i < count && free; i++) free = await portFree(base + i);
+    if (free) return base;
   }
-  throw new Error('no three consecutive free ports on 127.0.0.1');
+  throw new Error(`no ${count} consecutive free ports on 127.0.0.1`);
 }
+
+/**
+ * A TLS listener at base+3 beside the script's three: server.properties lines (appended last, so
+ * they replace the script's listener lines) for a PEM key store holding the broker's key and
+ * certificate chain.
+ */
+export interface BrokerTls {
+  /** The PEM file: the broker's PKCS#8 private key, then its certificate. */
+  keyStoreFile: string;
+}
+
+const tlsProps = (base: number, tls: BrokerTls): string =>
+  [
+    `listeners=PLAINTEXT://127.0.0.1:${base},SASL_PLAINTEXT://127.0.0.1:${base + 1},CONTROLLER://127.0.0.1:${base + 2},SSL://127.0.0.1:${base + 3}`,
+    `advertised.listeners=PLAINTEXT://127.0.0.1:${base},SASL_PLAINTEXT://127.0.0.1:${base + 1},SSL://127.0.0.1:${base + 3}`,
+    'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT,SSL:SSL',
+    'listener.name.ssl.ssl.keystore.type=PEM',
+    `listener.name.ssl.ssl.keystore.location=${tls.keyStoreFile}`,
+  ].join('\n');
 
 const running = new Set<number>();
 process.once('exit', () => {
@@ -91,6 +112,8 @@ export interface KafkaBroker {
   readonly address: string;
   /** `127.0.0.1:<saslPort>` (SASL_PLAINTEXT). */
   readonly saslAddress: string;
+  /** `127.0.0.1:<port + 3>` (SSL), when started with `tls`. */
+  readonly tlsAddress: string;
   /** Stops the broker; `keepData` leaves its data directory for `start()` to reuse. */
   stop(options?: { keepData?: boolean }): Promise<void>;
   /** Starts it again on the same ports with the data it had. */
@@ -104,15 +127,16 @@ const parseStarted = (stdout: string): { pid: number; port: number; saslPort: nu
   return { pid: Number(match[1]), port: Number(match[2]), saslPort: Number(match[3]), dir: match[4]! };
 };
 
-/** Fetches (once) and starts a broker of `version` on free loopback ports. */
-export async function startKafkaBroker(version: string): Promise<KafkaBroker> {
+/** Fetches (once) and starts a broker of `version` on free loopback ports (with `tls`, a TLS listener too). */
+export async function startKafkaBroker(version: string, options: { tls?: BrokerTls } = {}): Promise<KafkaBroker> {
   await run('fetch-kafka.sh', [version], {}, 600_000);
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const base = await freePortTriple();
+    const base = await freePorts(options.tls ? 4 : 3);
     const dir = join('/tmp', `rampart-kafka-${version}-${base}`);
+    const env = options.tls ? { KAFKA_EXTRA_PROPS: tlsProps(base, options.tls) } : {};
     try {
-      const started = parseStarted(await run('start-kafka.sh', [version, String(base), dir]));
+      const started = parseStarted(await run('start-kafka.sh', [version, String(base), dir], env));
       return brokerHandle(version, started);
     } catch (error) {
       lastError = error;
@@ -137,6 +161,7 @@ function brokerHandle(
     dir,
     address: `127.0.0.1:${port}`,
     saslAddress: `127.0.0.1:${saslPort}`,
+    tlsAddress: `127.0.0.1:${port + 3}`,
     get pid() {
       return pid;
     },

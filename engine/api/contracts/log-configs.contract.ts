@@ -35,6 +35,7 @@ export const logConfigView = z.object({
       passwordSet: z.boolean().describe('the password itself is never answered'),
       mechanism: z.enum(KAFKA_MECHANISMS),
       tls: z.boolean(),
+      ca: z.string().describe("the CA's PEM certificates (public), empty for the system's CAs"),
     })
     .nullable(),
   templateType: z.enum(LOG_TEMPLATE_TYPES),

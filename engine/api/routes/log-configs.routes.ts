@@ -34,6 +34,7 @@ export function toLogConfigView(c: LogConfigRecord): LogConfigView {
       passwordSet: c.broker.password !== '',
       mechanism: c.broker.mechanism,
       tls: c.broker.tls,
+      ca: c.broker.ca ?? '',
     },
     templateType: c.templateType,
     time: c.time,

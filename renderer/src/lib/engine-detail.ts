@@ -197,6 +197,8 @@ const LOG_CONFIG_CODES: ReadonlySet<string> = new Set([
   'fields_locked',
   'method_locked',
   'log_config_read_only',
+  'broker_not_allowed',
+  'ca_invalid',
 ]);
 
 /** A log configuration problem by its code (null for a code this console does not know). */

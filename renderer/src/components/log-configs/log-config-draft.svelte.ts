@@ -52,6 +52,8 @@ export interface BrokerDraft {
   password: string;
   mechanism: Mechanism;
   tls: boolean;
+  /** PEM certificates of the brokers' CA; empty: the system's CAs. */
+  ca: string;
 }
 
 let nextKey = 1;
@@ -74,7 +76,15 @@ const noKeyFields = (): KeyFields => ({ ip: '', device: '', user: '', custom1: '
 export class LogConfigDraft {
   name = $state('');
   method = $state<'tcp' | 'broker'>('tcp');
-  broker = $state<BrokerDraft>({ address: '', topic: '', account: '', password: '', mechanism: 'plain', tls: false });
+  broker = $state<BrokerDraft>({
+    address: '',
+    topic: '',
+    account: '',
+    password: '',
+    mechanism: 'plain',
+    tls: false,
+    ca: '',
+  });
   /** An edit of a BROKER configuration whose password is stored: an empty box keeps it. */
   passwordSet = $state(false);
   templateType = $state<'plain_text' | 'json'>('plain_text');
@@ -107,6 +117,7 @@ export class LogConfigDraft {
       password: '',
       mechanism: view.broker?.mechanism ?? 'plain',
       tls: view.broker?.tls ?? false,
+      ca: view.broker?.ca ?? '',
     };
     this.passwordSet = view.broker?.passwordSet ?? false;
     this.templateType = view.templateType;
@@ -203,6 +214,7 @@ export class LogConfigDraft {
         account: this.broker.account.trim(),
         mechanism: this.broker.mechanism,
         tls: this.broker.tls,
+        ca: this.broker.tls ? this.broker.ca.trim() : '',
       };
       // An empty box sends none: an edit keeps the stored password (the engine never answers it).
       if (this.broker.password !== '') input.broker.password = this.broker.password;
