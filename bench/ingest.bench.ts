@@ -97,8 +97,9 @@ function plainLine(i: number, now: Date): string {
   return `${MONTHS[t.getUTCMonth()]} ${day} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())} web-${i % 7} info auth [${1000 + (i % 50)}]: Failed password for user=u${i % 300} from 10.${(i >> 8) & 255}.${i & 255}.${i % 97} port ${20000 + (i % 40000)} ssh2`;
 }
 
-function jsonLine(i: number, now: Date): string {
-  const t = new Date(now.getTime() - (LINES - i) * 10);
+/** A json line of time `now - (LINES - i) * spacingMs` (with spacing 0, `now`). */
+function jsonLine(i: number, now: Date, spacingMs = 10): string {
+  const t = new Date(now.getTime() - (LINES - i) * spacingMs);
   const stamp = `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}`;
   return JSON.stringify({
     timestamp: stamp,
@@ -244,14 +245,16 @@ async function kafkaRate(): Promise<number | null> {
     await admin.disconnect();
     const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
     await producer.connect();
-    const values = Array.from({ length: LINES }, (_, i) => jsonLine(i, now));
+    // Each message carries the time it was produced, as a live application's events do (the TLS
+    // files replay a fixed stretch of time instead).
     for (let at = 0; at < total; at += 10_000) {
+      const sentAt = new Date();
       await producer.send({
         topic: 'events',
         acks: 1,
         messages: Array.from({ length: Math.min(10_000, total - at) }, (_, k) => ({
           partition: (at + k) % 3,
-          value: values[(at + k) % LINES]!,
+          value: jsonLine((at + k) % LINES, sentAt, 0),
         })),
       });
     }
