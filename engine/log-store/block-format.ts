@@ -103,7 +103,10 @@ export class RowEncoder {
 export interface BlockRows {
   /** One line per record, in row order. */
   readonly lines: readonly string[];
-  /** The record of a row (a fresh object each call), or undefined past the last row. */
+  /**
+   * The record of a row (a fresh object each call), or undefined past the last row or when the row
+   * cannot be read (a damaged block: bad JSON, a shape its header lacks). Readers skip such rows.
+   */
   record(row: number): Row | undefined;
 }
 
@@ -130,7 +133,13 @@ class JsonLinesBlock implements BlockRows {
 
   record(row: number): Row | undefined {
     const line = this.lines[row];
-    return line === undefined ? undefined : (JSON.parse(line) as Row);
+    if (line === undefined) return undefined;
+    try {
+      const value: unknown = JSON.parse(line);
+      return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Row) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 }
 
@@ -150,10 +159,16 @@ class ShapedBlock implements BlockRows {
   record(row: number): Row | undefined {
     const line = this.lines[row];
     if (line === undefined) return undefined;
-    this.#shapes ??= (JSON.parse(this.text.slice(this.#end + 1)) as { shapes: string[][] }).shapes;
-    const values = JSON.parse(line) as unknown[];
+    let values: unknown;
+    try {
+      this.#shapes ??= (JSON.parse(this.text.slice(this.#end + 1)) as { shapes: string[][] }).shapes;
+      values = JSON.parse(line);
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(values) || !Array.isArray(this.#shapes)) return undefined;
     const keys = this.#shapes[values[0] as number];
-    if (keys === undefined) throw new Error(`a stored block names shape ${String(values[0])}, which its header lacks`);
+    if (!Array.isArray(keys)) return undefined;
     const record: Row = {};
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;

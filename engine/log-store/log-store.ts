@@ -921,7 +921,8 @@ export class LogStore {
     for await (const value of this.#db.values(rangeBounds(log, first, options.to))) {
       const rows = decodeBlock(value);
       for (let row = 0; row < rows.lines.length; row++) {
-        const record = rows.record(row) as LogRecord;
+        const record = rows.record(row) as LogRecord | undefined;
+        if (record === undefined) continue;
         if (record._timestamp < options.from || record._timestamp >= options.to) continue;
         const recordSecond = Math.floor(record._timestamp / SECOND);
         if (recordSecond !== second) {

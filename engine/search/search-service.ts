@@ -254,7 +254,9 @@ export class SearchService {
         state.lastExamined = position;
         const line = lines[row];
         if (line === undefined || !q.filter.mayMatch(line)) continue;
-        const record = block.record(row)!;
+        const record = block.record(row);
+        // A row a damaged block cannot give back is skipped; the rest of the block is read.
+        if (record === undefined) continue;
         const time = record._timestamp as number;
         if (time < q.from || time >= q.to) continue;
         if (q.filter.matches(record)) yield { position, record };
@@ -446,7 +448,8 @@ export class SearchService {
       for (let row = block.lines.length - 1; row >= 0 && older.length < n; row--) {
         const p = { second: block.second, seq: block.seq, row };
         if (newestFirst(p, position) <= 0) continue;
-        older.push({ id: recordId(log, p), record: block.record(row)! });
+        const record = block.record(row);
+        if (record !== undefined) older.push({ id: recordId(log, p), record });
       }
       if (older.length >= n) break;
     }
@@ -459,7 +462,8 @@ export class SearchService {
       for (let row = 0; row < block.lines.length && newer.length < n; row++) {
         const p = { second: block.second, seq: block.seq, row };
         if (newestFirst(p, position) >= 0) continue;
-        newer.push({ id: recordId(log, p), record: block.record(row)! });
+        const record = block.record(row);
+        if (record !== undefined) newer.push({ id: recordId(log, p), record });
       }
       if (newer.length >= n) break;
     }
@@ -473,8 +477,8 @@ export class SearchService {
       if (block.log !== q.log) return;
       block.lines.forEach((line, row) => {
         if (!q.filter.mayMatch(line)) return;
-        const record = block.record(row)!;
-        if (q.filter.matches(record)) onRecord(recordId(q.log, { second: block.second, seq: block.seq, row }), record);
+        const record = block.record(row);
+        if (record !== undefined && q.filter.matches(record)) onRecord(recordId(q.log, { second: block.second, seq: block.seq, row }), record);
       });
     });
   }

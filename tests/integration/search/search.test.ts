@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogStore, type LogRecord } from '#engine/log-store';
+import { ClassicLevel } from 'classic-level';
+import { LogStore, recordKey, type LogRecord } from '#engine/log-store';
 import { SearchService, type QueryInput } from '#engine/search';
 import { ManualClock, RampartError, type Filter } from '#engine/shared';
 
@@ -307,5 +308,49 @@ describe('bad queries', () => {
     const page = await search.search({ log: 'access:evil', range: WHOLE, query: 'request:/(a+)+$/' });
     expect(page.records).toHaveLength(0);
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('a damaged block', () => {
+  it('loses only its unreadable rows: search, the record view and read() go on with the rest', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'rampart-search-damaged-'));
+    const log = 'custom:damaged';
+    let damaged = await LogStore.open(work);
+    for (let i = 0; i < 20; i++) damaged.append(log, { _timestamp: T0 + i * 1000, n: i, src_ip: '10.9.9.9' });
+    await damaged.close();
+    // Damage the block of second 5 (its row is not JSON) and the header of second 6's block.
+    const db = new ClassicLevel<Buffer, string>(join(work, 'logs'), { keyEncoding: 'buffer', valueEncoding: 'utf8' });
+    await db.open();
+    for await (const [key, value] of db.iterator({
+      gte: recordKey(log, T0 + 5000, 0),
+      lt: recordKey(log, T0 + 7000, 0),
+    })) {
+      const second = key.readUInt32BE(key.length - 12) * 2 ** 32 + key.readUInt32BE(key.length - 8);
+      await db.put(
+        key,
+        second === T0 + 5000
+          ? `[0,${value.slice(3, 20)}\n${value.split('\n').at(-1)}`
+          : `${value.split('\n')[0]}\n{"shapes":`,
+      );
+    }
+    await db.close();
+    damaged = await LogStore.open(work);
+    const service = new SearchService({ store: damaged, clock });
+    const page = await service.search({ log, range: { from: T0, to: T0 + 20_000 }, query: '', limit: 100 });
+    expect(page.records.map((r) => r.record.n).sort((a, b) => Number(a) - Number(b))).toEqual(
+      [...Array(20).keys()].filter((n) => n !== 5 && n !== 6),
+    );
+    const viaIndex = await service.search({
+      log,
+      range: { from: T0, to: T0 + 20_000 },
+      query: 'src_ip:10.9.9.9',
+      limit: 100,
+    });
+    expect(viaIndex.records).toHaveLength(18);
+    const view = await service.record(page.records[0]!.id, 5);
+    expect(view.older.length).toBe(5);
+    expect((await damaged.read(log, { from: T0, to: T0 + 20_000 })).length).toBe(18);
+    await damaged.close();
+    await rm(work, { recursive: true, force: true });
   });
 });
