@@ -478,7 +478,8 @@ export class SearchService {
       block.lines.forEach((line, row) => {
         if (!q.filter.mayMatch(line)) return;
         const record = block.record(row);
-        if (record !== undefined && q.filter.matches(record)) onRecord(recordId(q.log, { second: block.second, seq: block.seq, row }), record);
+        if (record !== undefined && q.filter.matches(record))
+          onRecord(recordId(q.log, { second: block.second, seq: block.seq, row }), record);
       });
     });
   }

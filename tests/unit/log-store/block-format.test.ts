@@ -92,7 +92,13 @@ describe('a block of records', () => {
     expect(rows.record(2)).toBeUndefined();
   });
 
-  it('says so when a row names a shape its header lacks', () => {
-    expect(() => decodeBlock('[3,1]\n{"shapes":[["_timestamp"]]}').record(0)).toThrow(/shape 3/);
+  it('gives no record for a row it cannot read, and still gives the others', () => {
+    // A shape its header lacks, a row that is not JSON, a header that is not JSON.
+    const block = decodeBlock('[3,1]\n[0,\n[0,7]\n{"shapes":[["_timestamp"]]}');
+    expect(block.record(0)).toBeUndefined();
+    expect(block.record(1)).toBeUndefined();
+    expect(block.record(2)).toEqual({ _timestamp: 7 });
+    expect(decodeBlock('[0,7]\n{"shapes":').record(0)).toBeUndefined();
+    expect(decodeBlock('{"_timestamp":1}\n{"_times').record(1)).toBeUndefined();
   });
 });
