@@ -21,7 +21,7 @@ import {
   timeKey,
 } from './keys.ts';
 import { INDEXED_FIELDS, kindOfLog, LIST_FIELDS, RollupDimsKeys, valuesOf, type LogKind } from './fields.ts';
-import { decodeRows } from './rows.ts';
+import { decodeRows, encodeRows } from './rows.ts';
 import {
   decodePosting,
   Gatherer,
@@ -727,6 +727,7 @@ export class LogStore {
     // Listeners (a live tail) hear of each block once it is written; its lines are copied now, as
     // the block's buffer goes back to the pool.
     const heard: StoredBlock[] = [];
+    const touched = new Set<string>();
     // The first block of a log indexed on an extra field says from when that field's index is whole.
     for (const block of blocks) {
       for (let f = INDEXED_FIELDS.length; f < block.fields.length; f++) {
@@ -752,14 +753,26 @@ export class LogStore {
         key: recordKey(block.log, block.second, this.#seq),
         value: block.buf.subarray(0, block.used),
       });
-      // Its index entries gather; the log's marker, written with the block, says where they start.
-      const marker = this.#gatherer.add(
+      // Its index entries gather (the log's marker, written with the block, says where they
+      // start), but for fields whose values hardly repeat: theirs go in this batch, one per value.
+      this.#gatherer.add(
         block.log,
         block.fields,
         { second: block.second, seq: this.#seq >>> 0, rows: block.rows, index: block.index },
         now,
       );
-      meta.set(gatheringName(block.log), JSON.stringify(marker));
+      touched.add(block.log);
+      for (const [field, byValue] of block.index) {
+        if (!this.#gatherer.direct(block.log, field, now)) continue;
+        const keys = this.#indexKeys(block.log, field);
+        for (const [value, rows] of byValue) {
+          batch.push({ type: 'put', key: keys.key(value, block.second, this.#seq), value: encodeRows(rows) });
+        }
+      }
+    }
+    for (const log of touched) {
+      const marker = this.#gatherer.marker(log);
+      if (marker !== undefined) meta.set(gatheringName(log), JSON.stringify(marker));
     }
     for (const log of blocks.length === 0 ? due : this.#gatherer.due(now, this.#writeAllGathered)) {
       this.#postingPuts(log, batch);
@@ -804,7 +817,7 @@ export class LogStore {
 
   /** A log's gathered index entries as puts: one per field, value and slot. */
   #postingPuts(log: string, batch: { type: 'put'; key: Buffer; value: Buffer }[]): void {
-    const byField = this.#gatherer.take(log);
+    const byField = this.#gatherer.take(log, performance.now());
     if (byField === undefined) return;
     for (const [field, values] of byField) {
       const keys = this.#indexKeys(log, field);

@@ -28,6 +28,13 @@ export const SLOT = 30_000;
 export const GATHER_MS = 5_000;
 /** Gathered block positions of one log over which its entries are written at once. */
 export const MAX_GATHERED = 100_000;
+/**
+ * A field whose gathered values repeat less than this many times on average (a client address on a
+ * busy site: new in nearly every block) gains nothing from gathering: its entries are written per
+ * block, in the records' batch, for DIRECT_MS, then gathered again to look once more.
+ */
+const MIN_REPEAT = 1.5;
+const DIRECT_MS = 30_000;
 /** The last byte of a posting's key (per-block entries end in their sequence). */
 export const POSTING_MARK = 0x01;
 const SEQ_LOW = 0x100000;
@@ -186,16 +193,19 @@ class Gathered {
 /** Entries waiting to be written, by log. */
 export class Gatherer {
   readonly #logs = new Map<string, Gathered>();
+  /** `<log>\0<field>` -> until when its entries are written per block (MIN_REPEAT). */
+  readonly #directUntil = new Map<string, number>();
 
   /** Adds a written block's index; returns the log's marker (it changes with every block). */
-  add(log: string, fields: readonly string[], block: IndexedRows, now: number): GatherMarker {
+  add(log: string, fields: readonly string[], block: IndexedRows, now: number): void {
     let gathered = this.#logs.get(log);
     if (gathered === undefined) this.#logs.set(log, (gathered = new Gathered(now)));
     if (gathered.first < 0) gathered.first = block.seq;
     gathered.last = block.seq;
     gathered.second = Math.min(gathered.second, block.second);
-    for (const field of fields) gathered.fields.add(field);
+    for (const field of fields) if (!this.direct(log, field, now)) gathered.fields.add(field);
     for (const [field, byValue] of block.index) {
+      if (this.direct(log, field, now)) continue;
       let values = gathered.byField.get(field);
       if (values === undefined) gathered.byField.set(field, (values = new Map<string, Position[]>()));
       for (const [full, rows] of byValue) {
@@ -215,7 +225,12 @@ export class Gatherer {
         gathered.positions++;
       }
     }
-    return gathered.marker();
+  }
+
+  /** Where a log's gathered entries start (undefined when it gathers nothing). */
+  marker(log: string): GatherMarker | undefined {
+    const gathered = this.#logs.get(log);
+    return gathered === undefined || gathered.fields.size === 0 ? undefined : gathered.marker();
   }
 
   constructor(private readonly gatherMs = GATHER_MS) {}
@@ -234,10 +249,33 @@ export class Gatherer {
   }
 
   /** Removes a log's entries: field -> value -> positions. */
-  take(log: string): Map<string, Map<string, Position[]>> | undefined {
+  take(log: string, now: number): Map<string, Map<string, Position[]>> | undefined {
     const gathered = this.#logs.get(log);
     this.#logs.delete(log);
-    return gathered?.byField;
+    if (gathered === undefined) return undefined;
+    for (const [field, values] of gathered.byField) {
+      let positions = 0;
+      for (const list of values.values()) positions += list.length;
+      if (values.size >= 1000 && positions < values.size * MIN_REPEAT)
+        this.#directUntil.set(`${log}\u0000${field}`, now + DIRECT_MS);
+    }
+    return gathered.byField;
+  }
+
+  /**
+   * Whether a field of a log is written per block for now (its values did not repeat enough while
+   * gathered). Decided when a log's entries are taken, so it holds for a whole gathering.
+   */
+  direct(log: string, field: string, now: number): boolean {
+    if (this.#directUntil.size === 0) return false;
+    const key = `${log}\u0000${field}`;
+    const until = this.#directUntil.get(key);
+    if (until === undefined) return false;
+    // A gathering that began while the field was direct keeps it direct to its end.
+    const started = this.#logs.get(log)?.startedAt;
+    if (now < until || (started !== undefined && started < until)) return true;
+    this.#directUntil.delete(key);
+    return false;
   }
 
   /** The gathered positions of one value (indexed form of the value), newest last; a copy. */

@@ -60,7 +60,8 @@ describe('gathering', () => {
   it('holds each value’s blocks until due, and its marker names exactly those blocks', () => {
     const g = new Gatherer();
     g.add('custom:a', ['src_ip'], block(T, 0x00300005, { '10.0.0.1': [1, 2] }), 0);
-    const marker = g.add('custom:a', ['src_ip'], block(T - 2000, 0x00300009, { '10.0.0.1': [0] }), 10);
+    g.add('custom:a', ['src_ip'], block(T - 2000, 0x00300009, { '10.0.0.1': [0] }), 10);
+    const marker = g.marker('custom:a')!;
     expect(marker).toMatchObject({ second: T - 2000, first: 0x00300005, last: 0x00300009 });
     expect(markerHolds(marker, 0x00300007)).toBe(true);
     expect(markerHolds(marker, 0x00300004)).toBe(false);
@@ -68,8 +69,37 @@ describe('gathering', () => {
     expect(g.positions('custom:a', 'src_ip', '10.0.0.1').map((p) => p.seq)).toEqual([0x00300005, 0x00300009]);
     expect(g.due(1000)).toEqual([]);
     expect(g.due(5000)).toEqual(['custom:a']);
-    expect(g.take('custom:a')?.get('src_ip')?.get('10.0.0.1')).toHaveLength(2);
+    expect(g.take('custom:a', 5000)?.get('src_ip')?.get('10.0.0.1')).toHaveLength(2);
     expect(g.size).toBe(0);
+  });
+
+  it('writes a field whose values hardly repeat per block for a while, then gathers it again to look', () => {
+    const g = new Gatherer();
+    const unique = (n: number, from: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`10.0.${(from + i) >> 8}.${(from + i) & 255}`, [i]]));
+    g.add(
+      'access:s1',
+      ['src_ip'],
+      {
+        ...block(T, 1, {}),
+        index: new Map([
+          ['src_ip', new Map(Object.entries(unique(2000, 0)))],
+          ['status', new Map([['200', [0, 1]]])],
+        ]),
+      },
+      0,
+    );
+    g.add('access:s1', ['src_ip'], { ...block(T, 2, {}), index: new Map([['status', new Map([['200', [0]]])]]) }, 1);
+    g.take('access:s1', 5000);
+    expect(g.direct('access:s1', 'src_ip', 5001)).toBe(true);
+    expect(g.direct('access:s1', 'status', 5001)).toBe(false);
+    // A gathering that starts while it is direct keeps it direct to its end.
+    g.add('access:s1', ['src_ip', 'status'], block(T + 1000, 3, { '10.9.9.9': [0] }), 34_000);
+    expect(g.positions('access:s1', 'src_ip', '10.9.9.9')).toEqual([]);
+    expect(g.marker('access:s1')?.fields).toEqual(['status']);
+    expect(g.direct('access:s1', 'src_ip', 36_000)).toBe(true);
+    g.take('access:s1', 39_000);
+    expect(g.direct('access:s1', 'src_ip', 39_001)).toBe(false);
   });
 
   it('marks a range of sequences that wrapped past the low 20 bits', () => {
