@@ -1,5 +1,5 @@
-import { BlockList, isIP } from 'node:net';
-import type { SitesService } from '#engine/sites';
+import { isIP } from 'node:net';
+import { compileIpList, type SitesService } from '#engine/sites';
 
 /** Believed when no RAMPART_GATEWAY_TRUSTED is given: gateways on this machine. */
 export const DEFAULT_TRUSTED_GATEWAYS: readonly string[] = ['127.0.0.0/8', '::1'];
@@ -7,17 +7,6 @@ export const DEFAULT_TRUSTED_GATEWAYS: readonly string[] = ['127.0.0.0/8', '::1'
 /** `::ffff:127.0.0.1` (an IPv4 peer of a dual-stack socket) as `127.0.0.1`. */
 export const plainAddress = (address: string): string =>
   address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
-
-function addressList(entries: readonly string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
-  }
-  return list;
-}
 
 /**
  * Whether a peer is one of the site's gateways: a configured address or range
@@ -29,12 +18,10 @@ export function gatewayTrust(
   trusted: readonly string[] | undefined,
   sites: Pick<SitesService, 'heartbeatAddresses'>,
 ): (peer: string) => boolean {
-  const list = addressList(trusted ?? DEFAULT_TRUSTED_GATEWAYS);
+  const list = compileIpList(trusted ?? DEFAULT_TRUSTED_GATEWAYS, 'RAMPART_GATEWAY_TRUSTED');
   return (peer) => {
     const address = plainAddress(peer);
-    const family = isIP(address);
-    if (family === 0) return false;
-    if (list.check(address, family === 4 ? 'ipv4' : 'ipv6')) return true;
+    if (list.has(address)) return true;
     return sites.heartbeatAddresses().some((a) => plainAddress(a) === address);
   };
 }

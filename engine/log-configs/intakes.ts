@@ -1,7 +1,8 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import type { ConfigSlice, LogConfigRecord } from '#engine/config-store';
 import { issueServerCertificate, KafkaIntake, TlsIntake, type BrokerConfig, type KafkaStore } from '#engine/intake';
 import type { LogRecord } from '#engine/log-store';
+import { compileIpList } from '#engine/sites';
 import { silentLogger, type Clock, type Logger } from '#engine/shared';
 import {
   addIntelligence,
@@ -60,20 +61,15 @@ export interface IntakesDeps {
 /** Whether every broker of a configuration is allowed by the list (undefined: all are). */
 export function brokersAllowed(brokers: readonly string[], allowed: readonly string[] | undefined): boolean {
   if (allowed === undefined) return true;
-  const list = new BlockList();
-  for (const entry of allowed) {
-    const [address = '', prefix] = entry.split('/');
-    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (prefix === undefined) list.addAddress(address, family);
-    else list.addSubnet(address, Number(prefix), family);
-  }
+  const list = compileIpList(allowed, 'RAMPART_KAFKA_BROKERS_ALLOWED');
   return brokers.every((broker) => {
     const host = broker.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-    if (host === 'localhost') return list.check('127.0.0.1', 'ipv4') || list.check('::1', 'ipv6');
-    const family = isIP(host);
-    return family !== 0 && list.check(host, family === 6 ? 'ipv6' : 'ipv4');
+    return host === 'localhost' ? list.has('127.0.0.1') || list.has('::1') : list.has(host);
   });
 }
+
+const hostPort = ({ host, port }: { host: string; port: number }): string =>
+  isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 
 const WILDCARDS = new Set(['0.0.0.0', '::', '']);
 
@@ -233,7 +229,7 @@ export class Intakes {
     const counts = this.#tls?.counts().configs[configId];
     return {
       listening: this.#tls !== undefined,
-      address: ((a) => (isIP(a.host) === 6 ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`))(this.tcpAddress()),
+      address: hostPort(this.tcpAddress()),
       connectionsOpen: counts?.connectionsOpen ?? 0,
       connectionsTotal: counts?.connectionsTotal ?? 0,
       bytes: counts?.bytes ?? 0,

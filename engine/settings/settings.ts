@@ -22,6 +22,18 @@ function isAddressOrRange(entry: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
+/** IP addresses and CIDR ranges, comma-separated (an empty list stays empty). */
+const addressList = z
+  .string()
+  .transform((v) =>
+    v
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean),
+  )
+  .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
+  .optional();
+
 const positiveInt = z.coerce.number().int('must be a whole number').positive('must be positive');
 
 /** Every setting, keyed by its environment variable. CLI flags map onto the same keys. */
@@ -39,28 +51,10 @@ const settingsSchema = z.object({
     )
     .optional(),
   RAMPART_GATEWAY_OVERSIZE_HEAD: z.enum(['pass', 'block'], { error: 'must be pass or block' }).default('pass'),
-  RAMPART_GATEWAY_TRUSTED: z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((e) => e.trim())
-        .filter(Boolean),
-    )
-    .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
-    .optional(),
+  RAMPART_GATEWAY_TRUSTED: addressList,
   RAMPART_GATEWAY_PAGES_INLINE: bool.default(false),
   // The Kafka brokers BROKER configurations may connect to (egress control); absent: any.
-  RAMPART_KAFKA_BROKERS_ALLOWED: z
-    .string()
-    .transform((v) =>
-      v
-        .split(',')
-        .map((e) => e.trim())
-        .filter(Boolean),
-    )
-    .refine((list) => list.every(isAddressOrRange), 'must be IP addresses or CIDR ranges, comma-separated')
-    .optional(),
+  RAMPART_KAFKA_BROKERS_ALLOWED: addressList,
   // 0 turns the gateway log port off (records are written at verdict time, without response fields).
   RAMPART_GATEWAY_LOG_PORT: z.coerce
     .number({ error: 'must be a port number' })

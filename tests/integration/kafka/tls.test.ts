@@ -53,10 +53,11 @@ function privateCa(): { caPem: string; keyStorePem: string } {
   return { caPem: forge.pki.certificateToPem(ca), keyStorePem: key + forge.pki.certificateToPem(cert) };
 }
 
-const input = (name: string, broker: LogConfigInput['broker']): LogConfigInput => ({
+/** A json BROKER configuration reading `secure` over TLS at `address`, trusting `ca` (empty: the system's CAs). */
+const input = (name: string, address: string, ca: string): LogConfigInput => ({
   name,
   method: 'broker',
-  broker,
+  broker: { address, topic: 'secure', account: '', mechanism: 'none', tls: true, ca },
   templateType: 'json',
   time: { mode: 'current' },
   timezone: 'UTC',
@@ -112,16 +113,7 @@ describe('a BROKER configuration over TLS with a private CA', () => {
   }, 120_000);
 
   it("stores the topic's messages when the configuration holds the CA's certificate", async () => {
-    const config = await configs.create(
-      input('secure orders', {
-        address: broker!.tlsAddress,
-        topic: 'secure',
-        account: '',
-        mechanism: 'none',
-        tls: true,
-        ca: caPem,
-      }),
-    );
+    const config = await configs.create(input('secure orders', broker!.tlsAddress, caPem));
     await intakes.changed();
     await until(
       () => intakes.counts(config).parsed >= 500,
@@ -138,16 +130,7 @@ describe('a BROKER configuration over TLS with a private CA', () => {
   }, 90_000);
 
   it('keeps retrying, saying why, when the CA is not given (the system does not trust it)', async () => {
-    const config = await configs.create(
-      input('untrusted orders', {
-        address: broker!.tlsAddress,
-        topic: 'secure',
-        account: '',
-        mechanism: 'none',
-        tls: true,
-        ca: '',
-      }),
-    );
+    const config = await configs.create(input('untrusted orders', broker!.tlsAddress, ''));
     await intakes.changed();
     await until(
       () => intakes.kafkaStatus(config.id).lastError !== null,
@@ -163,14 +146,11 @@ describe('a BROKER configuration over TLS with a private CA', () => {
   it('refuses a CA that is not a certificate, naming the field', async () => {
     await expect(
       configs.create(
-        input('bad ca', {
-          address: broker!.tlsAddress,
-          topic: 'secure',
-          account: '',
-          mechanism: 'none',
-          tls: true,
-          ca: '-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----',
-        }),
+        input(
+          'bad ca',
+          broker!.tlsAddress,
+          '-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----',
+        ),
       ),
     ).rejects.toMatchObject({ code: 'VALIDATION_FAILED', field: 'broker.ca', message: 'certificate 1 cannot be read' });
   });
