@@ -11,11 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import pino from 'pino';
 import { loadSettings, type Settings } from '#engine/settings';
-import { ConfigStore, type ConfigSlice, type StorageLogKind } from '#engine/config-store';
+import { ConfigStore, DurableJsonFile, type ConfigSlice, type StorageLogKind } from '#engine/config-store';
 import { LogStore } from '#engine/log-store';
 import { AccountService, type Mailer } from '#engine/accounts';
 import { LicenceService } from '#engine/licence';
-import { SitesService } from '#engine/sites';
+import { GlobalListsService, SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
 import { buildConsoleServer, type AnyRoute, type ApiDeps } from '#engine/api';
 import { SearchService } from '#engine/search';
@@ -26,6 +26,7 @@ import { createIntel, type Intel } from '#engine/intel';
 import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-rules';
 import { DEBIAN_LOCATION, detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
 import type { VerdictPorts } from '#engine/verdict';
+import { BanStore, EventRuntime, EventsService, Notifier, RulesService, type BansSnapshot } from '#engine/rules';
 import {
   cryptoRandom,
   isRampartError,
@@ -297,6 +298,55 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     },
   });
 
+  // Events, rules and bans: the log store's observer feeds the event engine; bans are kept in
+  // memory for the verdict and written (debounced) to bans.json so they outlive a restart.
+  const bansFile = new DurableJsonFile<BansSnapshot>(join(settings.dataDir, 'bans.json'));
+  let bansDirty: NodeJS.Timeout | null = null;
+  const saveBans = (): Promise<void> =>
+    bansFile.write(bans.snapshot()).catch((err: unknown) => logger.error({ err }, 'cannot write the bans file'));
+  const bans: BanStore = new BanStore({
+    clock: get(c, TOKENS.clock),
+    changed: () => {
+      bansDirty ??= setTimeout(() => {
+        bansDirty = null;
+        void saveBans();
+      }, 1_000);
+    },
+  });
+  bans.load(await bansFile.read());
+  const events = new EventsService({
+    store: configStore.slice(['events', 'rules', 'logConfigs']),
+    clock: get(c, TOKENS.clock),
+    random: get(c, TOKENS.random),
+  });
+  const rules = new RulesService({
+    store: configStore.slice(['rules', 'events', 'sites']),
+    clock: get(c, TOKENS.clock),
+    random: get(c, TOKENS.random),
+    edition: settings.edition,
+  });
+  const globalLists = new GlobalListsService(configStore.slice(['ipLists']));
+  const eventRuntime = new EventRuntime({
+    events,
+    rules,
+    bans,
+    store: logStore,
+    clock: get(c, TOKENS.clock),
+    logger,
+    edition: settings.edition,
+    stateFile: join(settings.dataDir, 'events-state.json'),
+    notifier: new Notifier({
+      clock: get(c, TOKENS.clock),
+      logger,
+      mail: (to, subject, text) => {
+        const mailer = get(c, TOKENS.mailer);
+        return mailer.configured ? mailer.send({ to, subject, text }) : Promise.reject(new Error('no SMTP server is configured'));
+      },
+    }),
+  });
+  await eventRuntime.start();
+  logStore.observe(eventRuntime.observe);
+
   const https = settings.console.tls
     ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
     : undefined;
@@ -311,6 +361,11 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       search: new SearchService({ store: logStore, clock: get(c, TOKENS.clock) }),
       logConfigs,
       intakes,
+      events,
+      rules,
+      globalLists,
+      bans,
+      eventRuntime,
       storage: storageSettings(configStore.slice(['storage'])),
       clock: get(c, TOKENS.clock),
       gatewayLogPort: settings.gateway.logPort,
@@ -336,8 +391,8 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       const check = probe.tokens.verifyDeviceId(value);
       return check.kind === 'valid' ? check.deviceId : '';
     },
-    // The threat store is filled by event-based rules, which a later module brings.
-    isBanned: () => false,
+    isBanned: (siteId, srcIp, deviceId, now, threatStore) => bans.isBanned(siteId, srcIp, deviceId, now, threatStore),
+    globalList: (srcIp) => globalLists.check(srcIp),
     botTypeOf: (userAgent) => intel.lookup('', userAgent).intel.bot_type,
     inspect: (request, site, srcIp) => basicRules.inspect(request, site, srcIp),
     wafDenied: (siteId, srcIp, now) => basicRules.isDenied(siteId, srcIp, now),
@@ -383,6 +438,10 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     stop: () =>
       (stopping ??= (async () => {
         await Promise.all([app.close(), gateway.close(), intakes.close()]);
+        logStore.observe(null);
+        await eventRuntime.stop();
+        if (bansDirty) clearTimeout(bansDirty);
+        await saveBans();
         await logStore.close();
         await new Promise<void>((done) => (compatLog ? compatLog.end(done) : done()));
         c.clearInstances();

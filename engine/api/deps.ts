@@ -1,12 +1,13 @@
 import type { AccountService, Session } from '#engine/accounts';
 import type { LicenceService } from '#engine/licence';
-import type { SitesService } from '#engine/sites';
+import type { GlobalListsService, SitesService } from '#engine/sites';
 import type { BasicRulesService, RuleSetManager } from '#engine/basic-rules';
 import type { AccountRecord } from '#engine/config-store';
 import type { Clock, Edition, Logger } from '#engine/shared';
 import type { LogStore } from '#engine/log-store';
 import type { SearchService } from '#engine/search';
 import type { Intakes, LogConfigsService } from '#engine/log-configs';
+import type { BanStore, EventRuntime, EventsService, RulesService } from '#engine/rules';
 import type { StorageLogKind } from '#engine/config-store';
 
 export type { AccountRecord, Session };
@@ -23,6 +24,12 @@ export interface ApiDeps {
   logConfigs: LogConfigsService;
   /** The log intakes and their ingestion (counters, failed records). */
   intakes: Intakes;
+  /** Events (spec 2.4), event-based rules (2.5), bans and the runtime's counters. */
+  events: EventsService;
+  rules: RulesService;
+  globalLists: GlobalListsService;
+  bans: BanStore;
+  eventRuntime: EventRuntime;
   /** How long each kind of log is kept (the configuration's storage slice). */
   storage: {
     retentionDays(): Record<StorageLogKind, number>;

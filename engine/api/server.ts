@@ -32,6 +32,7 @@ import { siteRoutes } from './routes/sites.routes.ts';
 import { basicRuleRoutes } from './routes/basic-rules.routes.ts';
 import { logRoutes } from './routes/logs.routes.ts';
 import { logConfigRoutes } from './routes/log-configs.routes.ts';
+import { eventRoutes } from './routes/events.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -71,6 +72,7 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
     ...basicRuleRoutes(deps),
     ...logRoutes(deps),
     ...logConfigRoutes(deps),
+    ...eventRoutes(deps),
   ];
 }
 

@@ -1,11 +1,11 @@
-import type { CustomRuleLocation, ModuleKey, Role } from '#engine/shared';
+import type { CustomRuleLocation, EventInput, ModuleKey, Role, RuleInput } from '#engine/shared';
 
 /**
  * The configuration document: everything the appliance is told, as one JSON file. Each slice is
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export interface AccountRecord {
   id: string;
@@ -263,6 +263,33 @@ export function defaultStorage(): StorageRecord {
   };
 }
 
+/**
+ * An event (spec 2.4): its definition as the console sends it, and whether it is a preset and on.
+ * Created disabled; enabled only with a log source and a definition that compiles (engine/events).
+ */
+export type EventRecord = EventInput & {
+  id: string;
+  /** A preset event: shipped disabled, with no log source; it may be edited or deleted like others. */
+  preset: boolean;
+  enabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** An event-based rule (spec 2.5): priorities of 1 and more are unique; no action has the minimum. */
+export type RuleRecord = Omit<RuleInput, 'priority'> & {
+  id: string;
+  priority: number;
+  createdAt: number;
+  updatedAt: number;
+};
+
+/** Global pass and block lists of addresses and CIDR ranges, shared by all sites. */
+export interface GlobalIpListsRecord {
+  pass: string[];
+  block: string[];
+}
+
 export interface ConfigDocument {
   schemaVersion: number;
   installation: { id: string; createdAt: number };
@@ -277,6 +304,9 @@ export interface ConfigDocument {
   storage: StorageRecord;
   /** By site id. */
   basicRules: Record<string, SiteBasicRulesRecord>;
+  events: EventRecord[];
+  rules: RuleRecord[];
+  ipLists: GlobalIpListsRecord;
   accounts: AccountRecord[];
   links: LinkRecord[];
   licence: FormalLicenceRecord | null;
@@ -309,6 +339,9 @@ export function emptyDocument(installationId: string, now: number, secret: () =>
     ruleSet: { source: 'auto', dir: null },
     storage: defaultStorage(),
     basicRules: {},
+    events: presetEvents(now),
+    rules: [],
+    ipLists: { pass: [], block: [] },
     accounts: [],
     links: [],
     licence: null,
@@ -336,4 +369,156 @@ export function accessLogConfig(id: string, name: string, siteId: string, now: n
     createdAt: now,
     updatedAt: now,
   };
+}
+
+const preset = (now: number, event: EventInput & { id: string }): EventRecord => ({
+  ...event,
+  preset: true,
+  enabled: false,
+  createdAt: now,
+  updatedAt: now,
+});
+
+/**
+ * The preset events (spec 2.4): disabled and without a log source, so an operator picks the logs
+ * that have the fields (login_status and account come from a site's account extraction or from a
+ * custom log's fields of those names) and switches them on.
+ */
+export function presetEvents(now: number): EventRecord[] {
+  const common = { description: '', sources: [] as string[] };
+  return [
+    preset(now, {
+      ...common,
+      id: 'preset-login-failed',
+      kind: 'simple',
+      name: 'Failed login',
+      description: 'A record of a failed login (login_status 2)',
+      relation: 'a',
+      conditions: [{ label: 'a', field: 'login_status', filter: 'number', mode: '=', value: '2' }],
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-login-succeeded',
+      kind: 'simple',
+      name: 'Successful login',
+      description: 'A record of a successful login (login_status 1)',
+      relation: 'a',
+      conditions: [{ label: 'a', field: 'login_status', filter: 'number', mode: '=', value: '1' }],
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-login-brute-force-ip',
+      kind: 'count',
+      name: 'Login brute force per IP',
+      description: '10 or more failed logins from one IP within 5 minutes',
+      triggerEvent: 'preset-login-failed',
+      object: 'ip',
+      window: { value: 5, unit: 'minute' },
+      comparator: '>=',
+      threshold: 10,
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-login-brute-force-account',
+      kind: 'count',
+      name: 'Login brute force per account',
+      description: '10 or more failed logins to one account within 10 minutes',
+      triggerEvent: 'preset-login-failed',
+      object: 'user',
+      window: { value: 10, unit: 'minute' },
+      comparator: '>=',
+      threshold: 10,
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-credential-stuffing',
+      kind: 'distinct',
+      name: 'Credential stuffing',
+      description: 'Failed logins to 5 or more distinct accounts from one IP within 10 minutes',
+      triggerEvent: 'preset-login-failed',
+      object: 'ip',
+      window: { value: 10, unit: 'minute' },
+      field: 'account',
+      comparator: '>=',
+      threshold: 5,
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-login-failed-then-succeeded',
+      kind: 'cep',
+      name: 'Failed logins then success',
+      description: '3 or more failed logins followed by a successful one from one IP within 15 minutes',
+      object: 'ip',
+      window: { value: 15, unit: 'minute' },
+      continuity: 'loose',
+      steps: [
+        { event: 'preset-login-failed', min: 3, max: 1000 },
+        { event: 'preset-login-succeeded', min: 1, max: 1 },
+      ],
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-not-found',
+      kind: 'simple',
+      name: 'Page not found',
+      description: 'A response with status 404',
+      relation: 'a',
+      conditions: [{ label: 'a', field: 'status', filter: 'number', mode: '=', value: '404' }],
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-scanning',
+      kind: 'distinct',
+      name: 'Path scanning',
+      description: '20 or more distinct requests answered 404 from one IP within a minute',
+      triggerEvent: 'preset-not-found',
+      object: 'ip',
+      window: { value: 1, unit: 'minute' },
+      field: 'request',
+      comparator: '>=',
+      threshold: 20,
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-rate-limit-ip',
+      kind: 'count',
+      name: 'Rate limit per IP',
+      description: 'More than 600 requests from one IP within a minute',
+      triggerEvent: null,
+      object: 'ip',
+      window: { value: 1, unit: 'minute' },
+      comparator: '>',
+      threshold: 600,
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-data-centre-client',
+      kind: 'simple',
+      name: 'Client in a data centre',
+      description: 'A request from an address of a hosting or cloud provider',
+      relation: 'a',
+      conditions: [{ label: 'a', field: 'ip_classification', filter: 'string', mode: 'exact', value: 'data_center' }],
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-rate-limit-data-centre',
+      kind: 'count',
+      name: 'Rate limit for data-centre clients',
+      description: 'More than 60 requests within a minute from one data-centre IP',
+      triggerEvent: 'preset-data-centre-client',
+      object: 'ip',
+      window: { value: 1, unit: 'minute' },
+      comparator: '>',
+      threshold: 60,
+    }),
+    preset(now, {
+      ...common,
+      id: 'preset-country',
+      kind: 'simple',
+      name: 'Request from a country',
+      description: 'Set the country code (ISO 3166-1 alpha-2) to watch, then use it in a rate limit',
+      relation: 'a',
+      conditions: [{ label: 'a', field: 'ip_country', filter: 'string', mode: 'exact', value: 'ZZ' }],
+    }),
+  ];
 }

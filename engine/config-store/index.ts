@@ -16,6 +16,7 @@ export {
   STORAGE_LOG_KINDS,
   defaultStorage,
   accessLogConfig,
+  presetEvents,
 } from './document.ts';
 export { migrate, type Migration } from './migrations.ts';
 export type {
@@ -47,6 +48,9 @@ export type {
   CustomRuleCondition,
   CustomRuleRecord,
   SiteBasicRulesRecord,
+  EventRecord,
+  RuleRecord,
+  GlobalIpListsRecord,
   RuleSetSourceRecord,
   StorageRecord,
   StorageLogKind,

@@ -1,5 +1,12 @@
 import { RampartError, newSecret } from '#engine/shared';
-import { SCHEMA_VERSION, accessLogConfig, defaultSiteGlobal, defaultStorage, type ConfigDocument } from './document.ts';
+import {
+  SCHEMA_VERSION,
+  accessLogConfig,
+  defaultSiteGlobal,
+  defaultStorage,
+  presetEvents,
+  type ConfigDocument,
+} from './document.ts';
 
 /**
  * migrations[n] turns a version-n document into a version-(n+1) one. Each is pure and runs once,
@@ -31,6 +38,8 @@ const migrations: Record<number, Migration> = {
       ...(c.keyFields && typeof c.keyFields === 'object' ? { keyFields: c.keyFields } : {}),
     })),
   }),
+  // 6 -> 7: events (with the presets), event-based rules and the global IP lists.
+  6: (doc) => ({ ...doc, events: presetEvents(Date.now()), rules: [], ipLists: { pass: [], block: [] } }),
 };
 
 export function migrate(

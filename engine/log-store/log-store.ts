@@ -337,6 +337,8 @@ export class LogStore {
   #inFlight = { records: 0, bytes: 0 };
   /** Meta values staged for the next batch. */
   #meta = new Map<string, string>();
+  #observer: ((log: string, record: Readonly<LogRecord>) => void) | null = null;
+  #observing = false;
   /** `<log>\0<field>` -> the second from which an extra field's index entries are complete. */
   readonly #indexedSince = new Map<string, number>();
   readonly #pool: Buffer[] = [];
@@ -541,8 +543,32 @@ export class LogStore {
     block.used += block.buf.write(json!, block.used);
     this.#indexRow(block, record);
     this.#count(log, timestamp, record);
+    // The one funnel of live records (verdicts, intakes, Kafka): the event engine sees each once,
+    // after it is staged; stored history never passes here.
+    if (this.#observer !== null) this.#observe(log, record);
     if (++this.#pendingRecords >= FLUSH_AT) void this.#schedule().catch(this.#onError);
     else this.#timer ??= setTimeout(this.#tick, FLUSH_AFTER_MS);
+  }
+
+  /**
+   * Sets the one observer of appended records (the event engine). It runs synchronously inside
+   * `append`, so it must be quick; it may append records itself (the trigger log) but is not called
+   * again for those. What it throws is reported to the store's error handler, never to the appender.
+   */
+  observe(observer: ((log: string, record: Readonly<LogRecord>) => void) | null): void {
+    this.#observer = observer;
+  }
+
+  #observe(log: string, record: Readonly<LogRecord>): void {
+    if (this.#observing) return;
+    this.#observing = true;
+    try {
+      this.#observer!(log, record);
+    } catch (error) {
+      this.#onError(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.#observing = false;
+    }
   }
 
   /**

@@ -68,4 +68,35 @@ export {
   brokerInputSchema,
   logConfigInputSchema,
 } from './log-config-shape.ts';
-export type { LogFieldInput, LogTimeInput, BrokerInput, LogConfigInput } from './log-config-shape.ts';
+export type { LogFieldInput, LogTimeInput, BrokerInput, LogConfigInput, LogKeyTarget } from './log-config-shape.ts';
+export {
+  EVENT_LIMITS,
+  RULE_LIMITS,
+  EVENT_KINDS,
+  WINDOWED_EVENT_KINDS,
+  CONDITION_FILTERS,
+  STRING_MATCH_MODES,
+  COMPARATORS,
+  WINDOW_UNITS,
+  UNIT_SECONDS,
+  CEP_CONTINUITY,
+  RULE_ACTIONS,
+  MIN_RULE_PRIORITY,
+  eventConditionSchema,
+  eventWindowSchema,
+  eventInputSchema,
+  ruleInputSchema,
+  ruleNotifySchema,
+  windowSeconds,
+} from './event-shape.ts';
+export type {
+  EventKind,
+  Comparator,
+  WindowUnit,
+  RuleAction,
+  EventConditionInput,
+  EventWindowInput,
+  EventInput,
+  RuleInput,
+  RuleNotifyInput,
+} from './event-shape.ts';

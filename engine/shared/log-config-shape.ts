@@ -28,6 +28,7 @@ export const LOG_CONFIG_LIMITS = {
 export const LOG_TEMPLATE_TYPES = ['plain_text', 'json'] as const;
 export const LOG_FIELD_TYPES = ['string', 'integer', 'float'] as const;
 export const LOG_KEY_TARGETS = ['ip', 'device', 'user', 'custom1', 'custom2'] as const;
+export type LogKeyTarget = (typeof LOG_KEY_TARGETS)[number];
 export const LOG_CONFIG_METHODS = ['tcp', 'broker'] as const;
 export const LOG_CONFIG_KINDS = ['access', 'messaging', 'custom'] as const;
 export const KAFKA_MECHANISMS = ['none', 'plain', 'scram-sha-256', 'scram-sha-512'] as const;

@@ -11,6 +11,8 @@ export type { CompiledSite, CompiledList } from './compiled-site.ts';
 export { siteInputSchema, siteGlobalInputSchema, SITE_LIMITS } from './site-input.ts';
 export type { SiteInput, SiteSettings, SiteGlobalInput } from './site-input.ts';
 export { compileIpList, compilePathList, compilePathRegexList } from './lists.ts';
+export { GlobalListsService, GLOBAL_LIST_MAX } from './global-lists.ts';
+export type { GlobalListResult } from './global-lists.ts';
 export { automaticGatewayAddress, gatewayAddressProblem } from './gateway-address.ts';
 export { checkGatewayAddress } from './gateway-check.ts';
 export type { GatewayCheck, GatewayCheckProblem } from './gateway-check.ts';

@@ -43,7 +43,13 @@ export interface VerdictPorts {
   verifyToken(token: string, siteId: string, srcIp: string): TokenCheck;
   /** Device id from the identity cookie, or '' when absent or forged. */
   deviceOf(identityCookie: string): string;
-  isBanned(siteId: string, srcIp: string, deviceId: string, now: number): boolean;
+  /**
+   * Whether an event-based rule banned the client's IP or device on this site, or (with
+   * `threatStore`) the threat store holds either.
+   */
+  isBanned(siteId: string, srcIp: string, deviceId: string, now: number, threatStore: boolean): boolean;
+  /** The global IP lists every site shares: 'pass', 'block' or null. */
+  globalList(srcIp: string): 'pass' | 'block' | null;
   botTypeOf(userAgent: string): CrawlerType | null;
   /** Basic application rules (WAF and custom rules) over the request. */
   inspect(request: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome;
@@ -111,6 +117,12 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
       verdict.listResult = 'block';
       return finish(site, verdict, 'BLOCKLIST');
     }
+    // Then the global lists all sites share (the pass list wins, as with a site's).
+    const global = ports.globalList(srcIp);
+    if (global !== null) {
+      verdict.listResult = global;
+      return finish(site, verdict, global === 'pass' ? 'IGNORE' : 'BLOCKLIST');
+    }
   }
 
   // The token is read before the threat store so a ban can match its device; a valid token names
@@ -121,7 +133,10 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
       ? token.deviceId
       : ports.deviceOf(cookieValue(cookies, site.identityCookieName));
 
-  if (!pluginless && site.queryThreatStore && ports.isBanned(site.id, srcIp, verdict.deviceId, ports.now())) {
+  // A rule's ban holds on its own site; the threat store is consulted by edition A's sites that
+  // switch it on and by every edition B site (spec 2.1, 3).
+  const threatStore = site.queryThreatStore || ports.edition === 'B';
+  if (!pluginless && ports.isBanned(site.id, srcIp, verdict.deviceId, ports.now(), threatStore)) {
     return finish(site, verdict, 'REPUTATION');
   }
   if (site.accessMethod === 'plugin' && ports.wafDenied(site.id, srcIp, ports.now()))

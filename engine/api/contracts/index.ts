@@ -14,6 +14,8 @@ import * as sites from './sites.contract.ts';
 import * as basicRules from './basic-rules.contract.ts';
 import * as logs from './logs.contract.ts';
 import * as logConfigs from './log-configs.contract.ts';
+import * as events from './events.contract.ts';
+import * as ipLists from './ip-lists.contract.ts';
 
 export { defineContract } from './contract.ts';
 export type { Access, Contract, HttpMethod, InputOf, ParamsOf, QueryOf, BodyOf, ResponseOf } from './contract.ts';
@@ -26,6 +28,8 @@ export * from './sites.contract.ts';
 export * from './basic-rules.contract.ts';
 export * from './logs.contract.ts';
 export * from './log-configs.contract.ts';
+export * from './events.contract.ts';
+export * from './ip-lists.contract.ts';
 export type { ErrorBody } from '#engine/shared';
 export { requestFor, API_BASE } from './request.ts';
 export type { CallInput, ContractRequest } from './request.ts';
@@ -47,6 +51,8 @@ export const CONTRACTS: Readonly<Record<string, readonly Contract[]>> = Object.f
     'basic-rules': basicRules,
     logs,
     'log-configs': logConfigs,
+    events,
+    'ip-lists': ipLists,
   }).map(([domain, exports]) => [domain, Object.values(exports).filter(isContract)]),
 );
 

@@ -96,20 +96,24 @@ describe('migrations', () => {
   });
 
   it('give a version-5 access log configuration every field of a log configuration, keeping its key fields (5 -> 6)', () => {
-    const { doc } = migrate({
-      schemaVersion: 5,
-      accounts: [],
-      logConfigs: [
-        {
-          id: 'log_1',
-          name: 'Shop access log',
-          kind: 'access',
-          siteId: 'site_1',
-          keyFields: { ip: 'src_ip', device: 'fingerprint' },
-          createdAt: 7,
-        },
-      ],
-    });
+    const { doc } = migrate(
+      {
+        schemaVersion: 5,
+        accounts: [],
+        logConfigs: [
+          {
+            id: 'log_1',
+            name: 'Shop access log',
+            kind: 'access',
+            siteId: 'site_1',
+            keyFields: { ip: 'src_ip', device: 'fingerprint' },
+            createdAt: 7,
+          },
+        ],
+      },
+      undefined,
+      6,
+    );
     expect(doc.schemaVersion).toBe(6);
     expect(doc.intake).toBeNull();
     expect(doc.logConfigs).toEqual([
@@ -132,6 +136,16 @@ describe('migrations', () => {
         updatedAt: 7,
       },
     ]);
+  });
+
+  it('give a version-6 document the preset events (disabled, without a log source), no rules and empty global lists (6 -> 7)', () => {
+    const { doc } = migrate({ schemaVersion: 6, accounts: [], logConfigs: [] });
+    expect(doc.schemaVersion).toBe(7);
+    expect(doc.rules).toEqual([]);
+    expect(doc.ipLists).toEqual({ pass: [], block: [] });
+    expect(doc.events.length).toBeGreaterThanOrEqual(8);
+    expect(doc.events.every((e) => e.preset && !e.enabled && e.sources.length === 0)).toBe(true);
+    expect(doc.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['simple', 'count', 'distinct', 'cep']));
   });
 
   it('leave a current document alone', () => {

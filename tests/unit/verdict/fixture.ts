@@ -30,7 +30,13 @@ export function request(over: Partial<RequestFacts> & { cookie?: string; ua?: st
 
 /** Ports over plain data: tokens by value, bans by IP, bot types by user agent. */
 export function ports(
-  over: Partial<VerdictPorts> & { tokens?: Record<string, TokenCheck>; banned?: string[] } = {},
+  over: Partial<VerdictPorts> & {
+    tokens?: Record<string, TokenCheck>;
+    /** IPs in the threat store. */
+    banned?: string[];
+    /** IPs banned on a site by a rule: `site:ip`. */
+    siteBans?: string[];
+  } = {},
 ): VerdictPorts {
   const tokens: Record<string, TokenCheck> = {
     good: { kind: 'valid', deviceId: 'dev-1', bot: false },
@@ -43,9 +49,11 @@ export function ports(
     now: () => 1_000,
     verifyToken: (t) => (t === '' ? { kind: 'missing' } : (tokens[t] ?? { kind: 'invalid', reason: 'signature' })),
     deviceOf: (v) => (v.startsWith('dev-') ? v : ''),
-    isBanned: (_s, ip) => (over.banned ?? []).includes(ip),
+    isBanned: (siteId, ip, _device, _now, threatStore) =>
+      (over.siteBans ?? []).includes(`${siteId}:${ip}`) || (threatStore && (over.banned ?? []).includes(ip)),
     botTypeOf: (ua) =>
       /sqlmap/.test(ua) ? 'scanner' : /curl/.test(ua) ? 'script_tool' : /crawler/.test(ua) ? 'other_crawler' : null,
+    globalList: () => null,
     inspect: () => NO_WAF_MATCH,
     wafDenied: () => false,
     ...over,

@@ -167,14 +167,37 @@ describe('edition B pass and block lists', () => {
 });
 
 describe('threat store, WAF and anti-bot', () => {
-  it('a banned client is denied when the site queries the threat store', () => {
+  it('a client in the threat store is denied by edition A sites that query it and by every edition B site', () => {
     expect(decide(site(), request(), ports({ banned: ['203.0.113.9'] }))).toMatchObject({
       action: 'block',
       guardStatus: 'REPUTATION',
     });
-    expect(decide(site({ queryThreatStore: false }), request(), ports({ banned: ['203.0.113.9'] })).action).toBe(
-      'pass',
+    const a = ports({ banned: ['203.0.113.9'], edition: 'A' });
+    expect(decide(site({}, 'A'), request(), a).guardStatus).toBe('REPUTATION');
+    expect(decide(site({ queryThreatStore: false }, 'A'), request(), a).action).toBe('pass');
+    expect(decide(site({ queryThreatStore: false }), request(), ports({ banned: ['203.0.113.9'] })).guardStatus).toBe(
+      'REPUTATION',
     );
+  });
+
+  it("the global lists apply to every site after its own lists: pass wins, block blocks", () => {
+    const lists = ports({
+      globalList: (ip) => (ip === '203.0.113.9' ? 'block' : ip === '198.51.100.1' ? 'pass' : null),
+    });
+    expect(decide(site(), request(), lists)).toMatchObject({ action: 'block', guardStatus: 'BLOCKLIST', listResult: 'block' });
+    expect(decide(site(), request({ remoteAddr: '198.51.100.1' }), lists)).toMatchObject({
+      guardStatus: 'IGNORE',
+      listResult: 'pass',
+    });
+    const ownPass = site({ passList: { pathEnabled: false, paths: [], ipEnabled: true, ips: ['203.0.113.9'] } });
+    expect(decide(ownPass, request(), lists).guardStatus).toBe('IGNORE');
+  });
+
+  it("a rule's ban holds on its own site whatever the threat-store switch, and only there", () => {
+    const s = site({ queryThreatStore: false }, 'A');
+    const bans = ports({ siteBans: [`${s.id}:203.0.113.9`], edition: 'A' });
+    expect(decide(s, request(), bans)).toMatchObject({ action: 'block', guardStatus: 'REPUTATION' });
+    expect(decide({ ...site({}, 'A'), id: 'other-site' }, request(), bans).guardStatus).toBe('PASS');
   });
 
   it('a WAF match blocks with the edition guard status and carries the rule ids', () => {

@@ -1,0 +1,425 @@
+import { userRegexIssue, windowSeconds } from '#engine/shared';
+import type { CepShape } from './cep.ts';
+import { cmpOf } from './compare.ts';
+import { KeyEntry, ObjectGroup, type KeyState } from './groups.ts';
+import { hash53 } from './hash.ts';
+import { conditionCost, LogPlan } from './plan.ts';
+import { compileRelation, parseRelation, type RelationNode } from './relation.ts';
+import {
+  isStateful,
+  type CepRuntime,
+  type CombinedRuntime,
+  type KeyLookup,
+  type LogProgram,
+  type PlanCep,
+  type PlanCombined,
+  type PlanMember,
+  type PlanWindow,
+  type Runtime,
+  type SimpleRuntime,
+  type StatefulRuntime,
+  type WindowRuntime,
+} from './runtime.ts';
+import type { ConfigureReport, EventDefinition, KeyTarget, SourceInfo, SourceLookup } from './types.ts';
+import { bucketMsOf, bucketOf, type WindowKey } from './window.ts';
+
+export interface CompileOptions {
+  maxKeysPerEvent: number;
+  exactDistinct: number;
+}
+
+export interface Compiled {
+  programs: Map<string, LogProgram>;
+  runtimes: Map<string, Runtime>;
+  groups: Map<KeyTarget, ObjectGroup>;
+  report: ConfigureReport;
+}
+
+export interface Previous {
+  runtimes: ReadonlyMap<string, Runtime>;
+  groups: ReadonlyMap<KeyTarget, ObjectGroup>;
+}
+
+/** The events a definition refers to. */
+export function referencesOf(def: EventDefinition): string[] {
+  switch (def.kind) {
+    case 'count':
+    case 'distinct':
+    case 'average':
+      return def.triggerEvent === null ? [] : [def.triggerEvent];
+    case 'cep':
+      return def.steps.map((s) => s.event);
+    case 'combined':
+      return def.members.map((m) => m.event);
+    default:
+      return [];
+  }
+}
+
+/** The distinct logs of an event's sources that exist, with their key-field mappings. */
+export function resolveSources(def: EventDefinition, source: SourceLookup): SourceInfo[] {
+  const out: SourceInfo[] = [];
+  for (const id of def.sources) {
+    const info = source(id);
+    if (info !== undefined && !out.some((o) => o.log === info.log)) out.push(info);
+  }
+  return out;
+}
+
+/**
+ * Compiles the enabled events and every event they refer to (disabled ones too: they run as parts
+ * but do not fire in the output), then the per-log programs. State of a stateful event whose
+ * signature is unchanged moves over from `previous`. An event that cannot be compiled (a reference
+ * to a missing or wrong kind of event, a relation or regex checkEvent refuses) is skipped with the
+ * code of its first problem, and so is every event that refers to it.
+ */
+export function compileEvents(
+  events: readonly EventDefinition[],
+  source: SourceLookup,
+  options: CompileOptions,
+  previous: Previous,
+): Compiled {
+  const defs = new Map<string, EventDefinition>();
+  for (const e of events) if (!defs.has(e.id)) defs.set(e.id, e);
+
+  const needed = new Set<string>();
+  const visit = (id: string): void => {
+    const def = defs.get(id);
+    if (def === undefined || needed.has(id)) return;
+    needed.add(id);
+    referencesOf(def).forEach(visit);
+  };
+  for (const e of defs.values()) if (e.enabled) visit(e.id);
+
+  const built = new Map<string, Runtime>();
+  const skipped = new Map<string, string>();
+  const building = new Set<string>();
+
+  const build = (id: string): Runtime | null => {
+    const done = built.get(id);
+    if (done !== undefined) return done;
+    const def = defs.get(id);
+    if (def === undefined || skipped.has(id) || building.has(id)) return null;
+    building.add(id);
+    const result = buildOne(def);
+    building.delete(id);
+    if (typeof result === 'string') {
+      skipped.set(id, result);
+      return null;
+    }
+    built.set(id, result);
+    return result;
+  };
+
+  const sigOf = (def: EventDefinition, sources: SourceInfo[], parts: unknown[]): string => {
+    const object = 'object' in def ? def.object : null;
+    const logs = sources.map((s) => [s.log, object === null ? '' : (s.keyFields[object] ?? '')]).sort();
+    const text = JSON.stringify([def.kind, logs, ...parts]);
+    return `${hash53(text).toString(36)}.${text.length.toString(36)}`;
+  };
+
+  const simpleRef = (id: string): SimpleRuntime | string => {
+    const def = defs.get(id);
+    if (def === undefined) return 'event_unknown';
+    if (def.kind !== 'simple') return 'event_not_simple';
+    const rt = build(id);
+    return rt?.kind === 'simple' ? rt : 'event_invalid';
+  };
+
+  const buildOne = (def: EventDefinition): Runtime | string => {
+    const sources = resolveSources(def, source);
+    const base = { id: def.id, name: def.name, enabled: def.enabled, logs: sources.map((s) => s.log), firings: 0 };
+    const stateful = { group: null, slot: -1, keys: 0, evictions: 0, firedSeq: -1 };
+    switch (def.kind) {
+      case 'simple': {
+        const labels = def.conditions.map((c) => c.label);
+        if (new Set(labels).size !== labels.length) return 'label_duplicate';
+        const parsed = parseRelation(def.relation, labels);
+        if (!parsed.ok) return parsed.problem.code;
+        for (const c of def.conditions) {
+          if (c.filter === 'string' && c.mode === 'regex' && userRegexIssue(c.value) !== null) return 'regex_invalid';
+          if (c.filter === 'number' && !Number.isFinite(Number(c.value))) return 'value_not_number';
+        }
+        const conditions = def.conditions.map((c) => [c.label, c.field, c.filter, c.mode, c.value]);
+        return {
+          ...base,
+          kind: 'simple',
+          sig: sigOf(def, sources, [def.relation, conditions]),
+          conditions: def.conditions,
+          fields: [...new Set(def.conditions.map((c) => c.field))],
+        } satisfies SimpleRuntime;
+      }
+      case 'count':
+      case 'distinct':
+      case 'average': {
+        let triggerSig = '';
+        if (def.triggerEvent !== null) {
+          const trigger = simpleRef(def.triggerEvent);
+          if (typeof trigger === 'string') return trigger;
+          triggerSig = trigger.sig;
+        }
+        const seconds = windowSeconds(def.window);
+        const bucketMs = bucketMsOf(seconds);
+        const field = def.kind === 'count' ? null : def.field;
+        return {
+          ...base,
+          ...stateful,
+          kind: def.kind,
+          sig: sigOf(def, sources, [seconds, def.comparator, def.threshold, field, def.object, triggerSig]),
+          object: def.object,
+          shape: { kind: def.kind, n: Math.ceil((seconds * 1000) / bucketMs), exactDistinct: options.exactDistinct },
+          windowSeconds: seconds,
+          windowMs: seconds * 1000,
+          bucketMs,
+          cmp: cmpOf(def.comparator),
+          comparator: def.comparator,
+          threshold: def.threshold,
+          field,
+          trigger: def.triggerEvent,
+        } satisfies WindowRuntime;
+      }
+      case 'cep': {
+        const stepSigs: unknown[] = [];
+        for (const step of def.steps) {
+          const rt = simpleRef(step.event);
+          if (typeof rt === 'string') return rt;
+          if (step.min < 1 || step.max < step.min) return 'step_range';
+          stepSigs.push([rt.sig, step.min, step.max]);
+        }
+        const seconds = windowSeconds(def.window);
+        const shape: CepShape = {
+          windowMs: seconds * 1000,
+          mins: def.steps.map((s) => s.min),
+          maxs: def.steps.map((s) => s.max),
+          strict: def.continuity === 'strict',
+        };
+        return {
+          ...base,
+          ...stateful,
+          kind: 'cep',
+          sig: sigOf(def, sources, [seconds, def.continuity, def.object, stepSigs]),
+          object: def.object,
+          shape,
+          windowSeconds: seconds,
+          windowMs: seconds * 1000,
+          steps: def.steps.map((s) => s.event),
+        } satisfies CepRuntime;
+      }
+      case 'combined': {
+        const labels = def.members.map((m) => m.label);
+        if (new Set(labels).size !== labels.length) return 'label_duplicate';
+        const parsed = parseRelation(def.relation, labels);
+        if (!parsed.ok) return parsed.problem.code;
+        const memberSigs: unknown[] = [];
+        const objects = new Set<KeyTarget>();
+        for (const m of def.members) {
+          const mdef = defs.get(m.event);
+          if (mdef === undefined) return 'event_unknown';
+          if (mdef.kind === 'combined') return 'member_not_single';
+          const rt = build(m.event);
+          if (rt === null) return 'event_invalid';
+          if (isStateful(rt)) objects.add(rt.object);
+          memberSigs.push([m.label, rt.sig]);
+        }
+        const [only] = objects;
+        return {
+          ...base,
+          kind: 'combined',
+          sig: sigOf(def, sources, [def.relation, memberSigs]),
+          object: objects.size === 1 && only !== undefined ? only : null,
+        } satisfies CombinedRuntime;
+      }
+    }
+  };
+
+  for (const id of needed) build(id);
+  // Definition order, so a record's firings come in the order the events are listed.
+  const runtimes = new Map<string, Runtime>();
+  for (const id of defs.keys()) {
+    const rt = built.get(id);
+    if (rt !== undefined) runtimes.set(id, rt);
+  }
+  const groups = makeGroups(runtimes, previous, options.maxKeysPerEvent);
+  const programs = buildPrograms(defs, runtimes, groups, source);
+  const report: ConfigureReport = {
+    compiled: [...runtimes.keys()],
+    skipped: [...skipped].map(([id, code]) => ({ id, code })),
+  };
+  return { programs, runtimes, groups, report };
+}
+
+/**
+ * One group per trigger object. Counters of events whose signature is unchanged carry over; their
+ * states move from the previous groups' entries to the new layout (a group whose members are
+ * unchanged is kept as it is).
+ */
+function makeGroups(
+  runtimes: ReadonlyMap<string, Runtime>,
+  previous: Previous,
+  capacity: number,
+): Map<KeyTarget, ObjectGroup> {
+  const byObject = new Map<KeyTarget, StatefulRuntime[]>();
+  for (const rt of runtimes.values()) {
+    if (!isStateful(rt)) continue;
+    const list = byObject.get(rt.object) ?? [];
+    list.push(rt);
+    byObject.set(rt.object, list);
+  }
+  const groups = new Map<KeyTarget, ObjectGroup>();
+  for (const [object, members] of byObject) {
+    const old = previous.groups.get(object);
+    // For each member: its slot in the old group when its state carries over, else -1.
+    const from = members.map((rt) => {
+      const before = previous.runtimes.get(rt.id);
+      if (old === undefined || before === undefined || !isStateful(before) || before.sig !== rt.sig) return -1;
+      rt.firings = before.firings;
+      rt.evictions = before.evictions;
+      rt.keys = before.keys;
+      return before.group === old ? before.slot : -1;
+    });
+    members.forEach((rt, i) => {
+      rt.slot = i;
+      if (from[i] === -1) rt.keys = 0;
+    });
+    const same = old !== undefined && old.members.length === members.length && from.every((f, i) => f === i);
+    const group = same ? old : new ObjectGroup(object, capacity, members);
+    group.members = members;
+    members.forEach((rt) => (rt.group = group));
+    groups.set(object, group);
+    if (same || old === undefined || from.every((f) => f === -1)) continue;
+    for (const [key, entry] of old.table.map) {
+      const states: (KeyState | null)[] = from.map((f) => (f === -1 ? null : (entry.states[f] ?? null)));
+      if (states.some((s) => s !== null)) group.table.add(key, new KeyEntry(states));
+    }
+  }
+  // State of events whose group is gone or that changed goes with the old groups.
+  return groups;
+}
+
+function buildPrograms(
+  defs: ReadonlyMap<string, EventDefinition>,
+  runtimes: ReadonlyMap<string, Runtime>,
+  groups: ReadonlyMap<KeyTarget, ObjectGroup>,
+  source: SourceLookup,
+): Map<string, LogProgram> {
+  const keyFieldsOf = new Map<string, Map<string, Partial<Record<KeyTarget, string>>>>();
+  for (const id of runtimes.keys()) {
+    const def = defs.get(id);
+    if (def === undefined) continue;
+    keyFieldsOf.set(id, new Map(resolveSources(def, source).map((s) => [s.log, s.keyFields])));
+  }
+  const keyField = (id: string, log: string, object: KeyTarget): string | null =>
+    keyFieldsOf.get(id)?.get(log)?.[object] ?? null;
+
+  const logs = new Set<string>();
+  for (const rt of runtimes.values()) rt.logs.forEach((l) => logs.add(l));
+  const programs = new Map<string, LogProgram>();
+  for (const log of logs) {
+    const plan = new LogPlan<SimpleRuntime>(log);
+    const simpleIndex = new Map<string, number>();
+    /** A simple event's index in this log's plan; -2 when it does not read the log. */
+    const simpleOn = (id: string): number => {
+      const known = simpleIndex.get(id);
+      if (known !== undefined) return known;
+      const rt = runtimes.get(id);
+      const def = defs.get(id);
+      if (rt?.kind !== 'simple' || def?.kind !== 'simple' || !rt.logs.includes(log)) return -2;
+      const byLabel = new Map(def.conditions.map((c) => [c.label, c]));
+      const parsed = parseRelation(def.relation, [...byLabel.keys()]);
+      if (!parsed.ok) return -2;
+      const relation = compileRelation<LogPlan<SimpleRuntime>>(
+        parsed.value,
+        (label) => {
+          const slot = plan.condition(byLabel.get(label)!);
+          return (p) => p.cond(slot);
+        },
+        (label) => conditionCost(byLabel.get(label)!),
+      );
+      const index = plan.addSimple(rt, relation);
+      simpleIndex.set(id, index);
+      return index;
+    };
+    const lookups = new Map<string, KeyLookup>();
+    const lookupOf = (rt: StatefulRuntime | CombinedRuntime, object: KeyTarget): KeyLookup | null => {
+      const field = keyField(rt.id, log, object);
+      const group = groups.get(object);
+      if (field === null || group === undefined) return null;
+      const id = `${object}\u0000${field}`;
+      let lookup = lookups.get(id);
+      if (lookup === undefined) {
+        lookup = { group, keyField: field, seq: -1, key: null, entry: undefined };
+        lookups.set(id, lookup);
+      }
+      return lookup;
+    };
+
+    const outputs: number[] = [];
+    const windows: PlanWindow[] = [];
+    const ceps: PlanCep[] = [];
+    const combined: PlanCombined[] = [];
+    for (const rt of runtimes.values()) {
+      if (!rt.logs.includes(log)) continue;
+      switch (rt.kind) {
+        case 'simple':
+          if (rt.enabled) outputs.push(simpleOn(rt.id));
+          break;
+        case 'count':
+        case 'distinct':
+        case 'average': {
+          const lookup = lookupOf(rt, rt.object);
+          const trigger = rt.trigger === null ? -1 : simpleOn(rt.trigger);
+          if (lookup === null || trigger === -2) break;
+          windows.push({ rt, trigger, lookup, valueField: rt.field === null ? -1 : plan.field(rt.field) });
+          break;
+        }
+        case 'cep': {
+          const lookup = lookupOf(rt, rt.object);
+          if (lookup === null) break;
+          const steps = Int32Array.from(rt.steps, (id) => Math.max(-1, simpleOn(id)));
+          ceps.push({ rt, steps, matches: new Uint8Array(steps.length), lookup });
+          break;
+        }
+        case 'combined': {
+          const def = defs.get(rt.id);
+          if (def?.kind !== 'combined') break;
+          const parsed = parseRelation(def.relation, def.members.map((m) => m.label));
+          if (!parsed.ok) break;
+          const members: PlanMember[] = def.members.map((m) => {
+            const member = runtimes.get(m.event);
+            if (member === undefined || !isStateful(member))
+              return { label: m.label, simple: Math.max(-1, simpleOn(m.event)), rt: null, lookup: null };
+            return { label: m.label, simple: -1, rt: member, lookup: lookupOf(member, member.object) };
+          });
+          const index = new Map(members.map((m, i) => [m.label, i]));
+          combined.push({
+            rt,
+            members,
+            values: new Uint8Array(members.length),
+            relation: memberRelation(parsed.value, index),
+            keyField: rt.object === null ? null : keyField(rt.id, log, rt.object),
+          });
+          break;
+        }
+      }
+    }
+    if (outputs.length + windows.length + ceps.length + combined.length === 0) continue;
+    plan.seal();
+    programs.set(log, { log, plan, outputs: Int32Array.from(outputs), windows, ceps, combined });
+  }
+  return programs;
+}
+
+function memberRelation(node: RelationNode, index: ReadonlyMap<string, number>) {
+  return compileRelation<Uint8Array>(node, (label) => {
+    const i = index.get(label) ?? 0;
+    return (values) => values[i] === 1;
+  });
+}
+
+/** Whether a stateful event's state for the entry says it fired within its window (the latch combined events read). */
+export function latched(rt: StatefulRuntime, entry: KeyEntry, now: number): boolean {
+  const state = entry.states[rt.slot];
+  if (state === null || state === undefined) return false;
+  if (rt.kind === 'cep') return now < (state as { latch: number }).latch;
+  return bucketOf(now, rt.bucketMs) < (state as WindowKey).mute;
+}

@@ -1,0 +1,181 @@
+import type { EventConditionInput } from '#engine/shared';
+import { cmpOf, compare, type Cmp } from './compare.ts';
+import type { RelationFn } from './relation.ts';
+import { asNumber, asText, fieldValue } from './values.ts';
+
+type LogRecord = Readonly<Record<string, unknown>>;
+
+const EXACT = 0;
+const REGEX = 1;
+const NUMBER = 2;
+
+interface Condition {
+  type: typeof EXACT | typeof REGEX | typeof NUMBER;
+  field: number;
+  re: RegExp | null;
+  cmp: Cmp;
+  num: number;
+}
+
+/** A rough price of testing a condition, to order `&` and `|` operands (exact: one shared Map lookup). */
+export function conditionCost(c: EventConditionInput): number {
+  if (c.filter === 'number') return 2;
+  if (c.mode === 'exact') return 1;
+  return 8 + Math.min(c.value.length, 64) / 8;
+}
+
+/** The identity of a condition: conditions equal in it are tested once per record. */
+export function conditionKey(c: EventConditionInput): string {
+  const value = c.filter === 'number' ? String(Number(c.value)) : c.value;
+  return `${c.field}\u0000${c.filter}\u0000${c.mode}\u0000${value}`;
+}
+
+/**
+ * Everything one log's records are tested with, compiled once per configure: the distinct fields
+ * and conditions of the simple events that read the log (deduplicated across events), and the
+ * relations of those events. Per record, a field is read and converted at most once, a condition
+ * tested at most once and a simple event evaluated at most once, all on demand: the stamp arrays
+ * say what the current record (`seq`) already has, so nothing is reset or allocated per record.
+ * Exact matches on one field share one Map lookup (value -> the condition it satisfies).
+ */
+export class LogPlan<S = unknown> {
+  record: LogRecord = {};
+  seq = 0;
+  readonly fieldNames: string[] = [];
+  private readonly fieldIndex = new Map<string, number>();
+  private readonly conds: Condition[] = [];
+  private readonly condIndex = new Map<string, number>();
+  private readonly exactGroups: (Map<string, number> | undefined)[] = [];
+  readonly simples: { event: S; relation: RelationFn<LogPlan<S>> }[] = [];
+
+  private textSeq = new Float64Array(0);
+  private texts: (string | null)[] = [];
+  private numSeq = new Float64Array(0);
+  private nums = new Float64Array(0);
+  private groupSeq = new Float64Array(0);
+  private groupHit = new Int32Array(0);
+  private condSeq = new Float64Array(0);
+  private condVal = new Uint8Array(0);
+  private simpleSeq = new Float64Array(0);
+  private simpleVal = new Uint8Array(0);
+
+  constructor(readonly log: string) {}
+
+  /** The index of a field (registered on first use). */
+  field(name: string): number {
+    let index = this.fieldIndex.get(name);
+    if (index === undefined) {
+      index = this.fieldNames.length;
+      this.fieldNames.push(name);
+      this.fieldIndex.set(name, index);
+      this.exactGroups.push(undefined);
+    }
+    return index;
+  }
+
+  /** The slot of a condition whose regex (if any) is known to compile; equal conditions share one. */
+  condition(c: EventConditionInput): number {
+    const key = conditionKey(c);
+    const known = this.condIndex.get(key);
+    if (known !== undefined) return known;
+    const slot = this.conds.length;
+    const field = this.field(c.field);
+    if (c.filter === 'number') {
+      this.conds.push({ type: NUMBER, field, re: null, cmp: cmpOf(c.mode as '>='), num: Number(c.value) });
+    } else if (c.mode === 'exact') {
+      this.conds.push({ type: EXACT, field, re: null, cmp: 0, num: 0 });
+      let group = this.exactGroups[field];
+      if (group === undefined) this.exactGroups[field] = group = new Map();
+      group.set(c.value, slot);
+    } else {
+      this.conds.push({ type: REGEX, field, re: new RegExp(c.value), cmp: 0, num: 0 });
+    }
+    this.condIndex.set(key, slot);
+    return slot;
+  }
+
+  /** Adds a simple event's compiled relation; returns its index. */
+  addSimple(event: S, relation: RelationFn<LogPlan<S>>): number {
+    this.simples.push({ event, relation });
+    return this.simples.length - 1;
+  }
+
+  /** Sizes the per-record arrays once everything is registered. */
+  seal(): void {
+    const fields = this.fieldNames.length;
+    this.textSeq = new Float64Array(fields).fill(-1);
+    this.texts = new Array<string | null>(fields).fill(null);
+    this.numSeq = new Float64Array(fields).fill(-1);
+    this.nums = new Float64Array(fields);
+    this.groupSeq = new Float64Array(fields).fill(-1);
+    this.groupHit = new Int32Array(fields);
+    this.condSeq = new Float64Array(this.conds.length).fill(-1);
+    this.condVal = new Uint8Array(this.conds.length);
+    this.simpleSeq = new Float64Array(this.simples.length).fill(-1);
+    this.simpleVal = new Uint8Array(this.simples.length);
+  }
+
+  get conditionCount(): number {
+    return this.conds.length;
+  }
+
+  /** Starts a record: stamps from earlier records no longer count. */
+  begin(record: LogRecord, seq: number): void {
+    this.record = record;
+    this.seq = seq;
+  }
+
+  /** A field of the current record as text, or null. */
+  text(field: number): string | null {
+    if (this.textSeq[field] === this.seq) return this.texts[field]!;
+    const text = asText(fieldValue(this.record, this.fieldNames[field]!));
+    this.textSeq[field] = this.seq;
+    this.texts[field] = text;
+    return text;
+  }
+
+  /** A field of the current record as a finite number, or NaN. */
+  num(field: number): number {
+    if (this.numSeq[field] === this.seq) return this.nums[field]!;
+    const n = asNumber(fieldValue(this.record, this.fieldNames[field]!));
+    this.numSeq[field] = this.seq;
+    this.nums[field] = n;
+    return n;
+  }
+
+  /** The outcome of a condition for the current record. */
+  cond(slot: number): boolean {
+    if (this.condSeq[slot] === this.seq) return this.condVal[slot] === 1;
+    const c = this.conds[slot]!;
+    let matched: boolean;
+    if (c.type === EXACT) matched = this.exactHit(c.field) === slot;
+    else if (c.type === REGEX) {
+      const text = this.text(c.field);
+      matched = text !== null && c.re!.test(text);
+    } else {
+      const n = this.num(c.field);
+      matched = n === n && compare(c.cmp, n, c.num);
+    }
+    this.condSeq[slot] = this.seq;
+    this.condVal[slot] = matched ? 1 : 0;
+    return matched;
+  }
+
+  /** Whether a simple event of this log matches the current record. */
+  simple(index: number): boolean {
+    if (this.simpleSeq[index] === this.seq) return this.simpleVal[index] === 1;
+    const matched = this.simples[index]!.relation(this);
+    this.simpleSeq[index] = this.seq;
+    this.simpleVal[index] = matched ? 1 : 0;
+    return matched;
+  }
+
+  private exactHit(field: number): number {
+    if (this.groupSeq[field] === this.seq) return this.groupHit[field]!;
+    const text = this.text(field);
+    const hit = text === null ? -1 : (this.exactGroups[field]!.get(text) ?? -1);
+    this.groupSeq[field] = this.seq;
+    this.groupHit[field] = hit;
+    return hit;
+  }
+}

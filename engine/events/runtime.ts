@@ -1,0 +1,126 @@
+import type { EventConditionInput } from '#engine/shared';
+import type { CepShape } from './cep.ts';
+import type { Cmp } from './compare.ts';
+import type { KeyEntry, ObjectGroup } from './groups.ts';
+import type { LogPlan } from './plan.ts';
+import type { RelationFn } from './relation.ts';
+import type { KeyTarget } from './types.ts';
+import type { WindowShape } from './window.ts';
+
+/** What every compiled event has. `enabled` events appear in `observe`'s output; others only serve as parts. */
+interface RuntimeBase {
+  id: string;
+  name: string;
+  enabled: boolean;
+  /** The definition's identity for state: equal signatures keep state across configure and restore. */
+  sig: string;
+  /** The logs the event reads. */
+  logs: readonly string[];
+  firings: number;
+}
+
+export interface SimpleRuntime extends RuntimeBase {
+  kind: 'simple';
+  conditions: readonly EventConditionInput[];
+  /** The fields its conditions test, for a firing's meta. */
+  fields: readonly string[];
+}
+
+interface StatefulBase extends RuntimeBase {
+  object: KeyTarget;
+  windowSeconds: number;
+  windowMs: number;
+  /** The group of its trigger object and its place in the group's entries (set when groups are made). */
+  group: ObjectGroup | null;
+  slot: number;
+  keys: number;
+  evictions: number;
+  /** The record sequence number it last fired on (combined events read it). */
+  firedSeq: number;
+}
+
+export interface WindowRuntime extends StatefulBase {
+  kind: 'count' | 'distinct' | 'average';
+  shape: WindowShape;
+  bucketMs: number;
+  cmp: Cmp;
+  comparator: string;
+  threshold: number;
+  /** The distinct / mean object. */
+  field: string | null;
+  /** A simple event's id, or null for every record. */
+  trigger: string | null;
+}
+
+export interface CepRuntime extends StatefulBase {
+  kind: 'cep';
+  shape: CepShape;
+  steps: readonly string[];
+}
+
+export interface CombinedRuntime extends RuntimeBase {
+  kind: 'combined';
+  /** The trigger object every windowed member shares, or null. */
+  object: KeyTarget | null;
+}
+
+export type Runtime = SimpleRuntime | WindowRuntime | CepRuntime | CombinedRuntime;
+export type StatefulRuntime = WindowRuntime | CepRuntime;
+
+export const isStateful = (rt: Runtime): rt is StatefulRuntime => rt.kind !== 'simple' && rt.kind !== 'combined';
+
+/**
+ * A record's key and key entry for one group, looked up once per record however many events of the
+ * group read it (`seq` says which record `key` and `entry` belong to).
+ */
+export interface KeyLookup {
+  group: ObjectGroup;
+  keyField: string;
+  seq: number;
+  key: string | null;
+  entry: KeyEntry | undefined;
+}
+
+export interface PlanWindow {
+  rt: WindowRuntime;
+  /** The trigger event's index in the log's plan; -1: every record. */
+  trigger: number;
+  lookup: KeyLookup;
+  /** The distinct / mean field's index in the plan; -1 for count. */
+  valueField: number;
+}
+
+export interface PlanCep {
+  rt: CepRuntime;
+  /** Each step's simple event index in the plan; -1: the step's event does not read this log. */
+  steps: Int32Array;
+  matches: Uint8Array;
+  lookup: KeyLookup;
+}
+
+export interface PlanMember {
+  label: string;
+  /** A simple member's index in the plan (-1: it does not read this log); -1 for windowed members. */
+  simple: number;
+  rt: StatefulRuntime | null;
+  lookup: KeyLookup | null;
+}
+
+export interface PlanCombined {
+  rt: CombinedRuntime;
+  members: PlanMember[];
+  values: Uint8Array;
+  relation: RelationFn<Uint8Array>;
+  keyField: string | null;
+}
+
+/** Everything that runs on one log's records, in evaluation order. */
+export interface LogProgram {
+  log: string;
+  plan: LogPlan<SimpleRuntime>;
+  /** Plan indices of the enabled simple events (they fire on every matching record). */
+  outputs: Int32Array;
+  windows: PlanWindow[];
+  ceps: PlanCep[];
+  combined: PlanCombined[];
+}

@@ -1,0 +1,263 @@
+import { rename, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RuleRecord } from '#engine/config-store';
+import { EventEngine, type Firing, type KeyTarget } from '#engine/events';
+import { SECOND, type Clock, type Edition, type Logger } from '#engine/shared';
+import type { BanStore } from './bans.ts';
+import type { EventsService } from './events-service.ts';
+import type { RulesService } from './rules-service.ts';
+import type { Notifier } from './notifier.ts';
+
+/** The trigger log (spec 1.2): one record per fired event, with the rules it fired. */
+export const TRIGGER_LOG = 'trigger';
+
+/** The part of the log store the runtime writes to. */
+export interface TriggerLogStore {
+  append(log: string, record: { _timestamp: number } & Record<string, unknown>): void;
+}
+
+export interface EventRuntimeDeps {
+  events: EventsService;
+  rules: RulesService;
+  bans: BanStore;
+  store: TriggerLogStore;
+  clock: Clock;
+  logger: Logger;
+  edition: Edition;
+  /** Where the evaluator's state is kept between runs (null: not kept, for tests). */
+  stateFile: string | null;
+  engine?: EventEngine;
+  /** Rule notifications (e-mail, webhook, syslog); none in tests that do not need them. */
+  notifier?: Notifier;
+  /** How often the state is written (default 30 s). */
+  snapshotEveryMs?: number;
+}
+
+/** What a fired rule did on a record. */
+export interface RuleOutcome {
+  rule: RuleRecord;
+  /** The ban it made, or why none. */
+  ban: { id: string; object: KeyTarget; value: string } | 'no_action' | 'no_target' | 'outranked';
+}
+
+const NO_RULES: readonly RuleRecord[] = Object.freeze([]);
+
+/**
+ * Runs the event engine on the live stream and acts on what fires: trigger-log records, rules, bans
+ * and threat-store entries. Owns the evaluator's state file (written every 30 s and at stop; after
+ * a crash, windows lose what arrived since the last write).
+ */
+export class EventRuntime {
+  readonly #deps: EventRuntimeDeps;
+  readonly engine: EventEngine;
+  #generation = -1;
+  #rulesByEvent = new Map<string, RuleRecord[]>();
+  #keyFieldsByLog = new Map<string, Partial<Record<KeyTarget, string>>>();
+  #timer: NodeJS.Timeout | null = null;
+  #sweepTimer: NodeJS.Timeout | null = null;
+  #writing: Promise<void> = Promise.resolve();
+  #seq = 0;
+  /** Firings and bans since start, for the console. */
+  readonly counts = { firings: 0, ruleFirings: 0, bans: 0, errors: 0 };
+
+  constructor(deps: EventRuntimeDeps) {
+    this.#deps = deps;
+    this.engine = deps.engine ?? new EventEngine();
+  }
+
+  /** Restores the evaluator's state and starts the periodic work. */
+  async start(): Promise<void> {
+    this.#configure();
+    const file = this.#deps.stateFile;
+    if (file !== null) {
+      try {
+        this.engine.restore(await readFile(file, 'utf8'));
+      } catch (error) {
+        const code = error instanceof Error && 'code' in error ? String(error.code) : '';
+        if (code !== 'ENOENT')
+          this.#deps.logger.warn(
+            { err: error, file },
+            'events: the saved window state could not be read; windows start empty',
+          );
+      }
+      this.#timer = setInterval(() => void this.saveState(), this.#deps.snapshotEveryMs ?? 30 * SECOND);
+      this.#timer.unref();
+    }
+    this.#sweepTimer = setInterval(() => {
+      const now = this.#deps.clock.now();
+      this.engine.sweep(now);
+      this.#deps.bans.sweep(now);
+    }, 5 * SECOND);
+    this.#sweepTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    this.#timer = this.#sweepTimer = null;
+    await this.saveState();
+    await this.#deps.notifier?.settle();
+  }
+
+  /** Writes the evaluator's state (temporary file, then rename: a crash leaves the old or the new one). */
+  saveState(): Promise<void> {
+    const file = this.#deps.stateFile;
+    if (file === null) return Promise.resolve();
+    this.#writing = this.#writing.then(async () => {
+      try {
+        const temporary = join(`${file}.tmp`);
+        await writeFile(temporary, this.engine.snapshot(), { mode: 0o600 });
+        await rename(temporary, file);
+      } catch (error) {
+        this.#deps.logger.error({ err: error, file }, 'events: cannot write the window state');
+      }
+    });
+    return this.#writing;
+  }
+
+  /** The log store's observer: one live record. */
+  readonly observe = (log: string, record: Readonly<Record<string, unknown>>): void => {
+    if (log === TRIGGER_LOG) return;
+    if (this.#deps.events.generation !== this.#generation) this.#configure();
+    const firings = this.engine.observe(log, record, this.#deps.clock.now());
+    if (firings.length > 0) this.#act(log, record, firings);
+  };
+
+  #configure(): void {
+    this.#generation = this.#deps.events.generation;
+    const events = this.#deps.events;
+    this.engine.configure(events.definitions(), (id) => events.source(id));
+    const byEvent = new Map<string, RuleRecord[]>();
+    for (const rule of this.#deps.rules.list()) {
+      for (const eventId of rule.events) {
+        const list = byEvent.get(eventId);
+        if (list === undefined) byEvent.set(eventId, [rule]);
+        else if (!list.includes(rule)) list.push(rule);
+      }
+    }
+    this.#rulesByEvent = byEvent;
+    const keyFields = new Map<string, Partial<Record<KeyTarget, string>>>();
+    for (const event of events.list()) {
+      for (const configId of event.sources) {
+        const source = events.source(configId);
+        if (source !== undefined) keyFields.set(source.log, source.keyFields);
+      }
+    }
+    this.#keyFieldsByLog = keyFields;
+  }
+
+  /**
+   * The rules fired by a record's firings; per site the block rule with the lowest priority value
+   * (1 is the highest execution priority) acts, the others are recorded only (spec 2.5).
+   */
+  #act(log: string, record: Readonly<Record<string, unknown>>, firings: readonly Firing[]): void {
+    const now = this.#deps.clock.now();
+    const fired = new Map<string, RuleRecord>();
+    const rulesOf = (f: Firing): readonly RuleRecord[] => this.#rulesByEvent.get(f.eventId) ?? NO_RULES;
+    for (const firing of firings) for (const rule of rulesOf(firing)) fired.set(rule.id, rule);
+    const acting = new Map<string, RuleRecord>();
+    for (const rule of fired.values()) {
+      if (rule.action !== 'block') continue;
+      const best = acting.get(rule.siteId);
+      if (best === undefined || rule.priority < best.priority) acting.set(rule.siteId, rule);
+    }
+    const outcomes = new Map<string, RuleOutcome>();
+    for (const rule of fired.values()) {
+      if (rule.action !== 'block') outcomes.set(rule.id, { rule, ban: 'no_action' });
+      else if (acting.get(rule.siteId) !== rule) outcomes.set(rule.id, { rule, ban: 'outranked' });
+    }
+    for (const rule of acting.values()) {
+      const firing = firings.find((f) => rulesOf(f).includes(rule))!;
+      const value = this.#targetValue(log, record, rule.target);
+      if (value === '') {
+        outcomes.set(rule.id, { rule, ban: 'no_target' });
+        continue;
+      }
+      const ban = this.#deps.bans.ban({
+        siteId: rule.siteId,
+        object: rule.target,
+        value,
+        durationSeconds: rule.durationSeconds,
+        threatStore: true,
+        origin: {
+          kind: 'rule',
+          ruleId: rule.id,
+          ruleName: rule.name,
+          eventId: firing.eventId,
+          eventName: firing.eventName,
+          log,
+          logId: typeof record.log_id === 'string' ? record.log_id : '',
+        },
+      });
+      this.counts.bans += 1;
+      outcomes.set(rule.id, { rule, ban: { id: ban.id, object: rule.target, value } });
+    }
+    this.counts.firings += firings.length;
+    this.counts.ruleFirings += fired.size;
+    const notifier = this.#deps.notifier;
+    if (notifier !== undefined) {
+      for (const rule of fired.values()) {
+        const firing = firings.find((f) => rulesOf(f).includes(rule))!;
+        const outcome = outcomes.get(rule.id)?.ban;
+        const banned =
+          outcome !== undefined && typeof outcome === 'object' ? `${outcome.object}:${outcome.value}` : null;
+        notifier.notify(rule, {
+          at: now,
+          ruleId: rule.id,
+          ruleName: rule.name,
+          siteId: rule.siteId,
+          eventId: firing.eventId,
+          eventName: firing.eventName,
+          object: firing.object,
+          key: firing.key,
+          action: banned === null ? 'none' : 'block',
+          banned,
+          meta: firing.meta,
+        });
+      }
+    }
+    for (const firing of firings) {
+      const rules = rulesOf(firing);
+      const bans = rules.flatMap((r) => {
+        const o = outcomes.get(r.id)?.ban;
+        return o !== undefined && typeof o === 'object' ? [`${o.object}:${o.value}`] : [];
+      });
+      this.#deps.store.append(TRIGGER_LOG, {
+        _timestamp: now,
+        log_id: `trg-${now.toString(36)}-${(this.#seq++).toString(36)}`,
+        triggered_events: firing.eventId,
+        triggered_rules: rules.map((r) => r.id).join(','),
+        triggered_rule_names: rules.map((r) => r.name).join(','),
+        event_name: firing.eventName,
+        event_configure_id: firing.eventId,
+        event_kind: firing.kind,
+        event_meta: JSON.stringify({ ...firing.meta, object: firing.object, key: firing.key }),
+        trigger_object: firing.object ?? '',
+        trigger_value: firing.key ?? '',
+        action: bans.length > 0 ? 'block' : 'none',
+        banned: bans.join(','),
+        site_id: rules.length > 0 ? [...new Set(rules.map((r) => r.siteId))].join(',') : siteOf(log, record),
+        src_ip: typeof record.src_ip === 'string' ? record.src_ip : '',
+        fingerprint: typeof record.fingerprint === 'string' ? record.fingerprint : '',
+        source_log: log,
+        source_log_id: typeof record.log_id === 'string' ? record.log_id : '',
+      });
+    }
+  }
+
+  /** The value of a rule's target object on the record, through its log's key-field mapping. */
+  #targetValue(log: string, record: Readonly<Record<string, unknown>>, target: KeyTarget): string {
+    const keyFields = this.#keyFieldsByLog.get(log) ?? (log.startsWith('access:') ? ACCESS_KEYS : undefined);
+    const field = keyFields?.[target];
+    if (field === undefined) return '';
+    const value = record[field];
+    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+  }
+}
+
+const ACCESS_KEYS: Partial<Record<KeyTarget, string>> = { ip: 'src_ip', device: 'fingerprint' };
+
+function siteOf(log: string, record: Readonly<Record<string, unknown>>): string {
+  if (typeof record.site_id === 'string') return record.site_id;
+  return log.startsWith('access:') ? log.slice('access:'.length) : '';
+}
