@@ -335,6 +335,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     logger,
     edition: settings.edition,
     stateFile: join(settings.dataDir, 'events-state.json'),
+    history: logStore,
     notifier: new Notifier({
       clock: get(c, TOKENS.clock),
       logger,

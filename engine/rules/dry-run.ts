@@ -56,49 +56,20 @@ export async function dryRun(
   engine.configure([...needed.values()], source);
 
   const logs = [...new Set(event.sources.map((id) => source(id)?.log).filter((l): l is string => l !== undefined))];
-  const readers = logs.map((log) => ({
-    log,
-    blocks: store.blocks(log, { ...range, oldestFirst: true })[Symbol.asyncIterator](),
-  }));
-  const heads = await Promise.all(readers.map(async (r) => (await r.blocks.next()).value as StoredBlock | undefined));
   const keys = new Map<string | null, { firings: number; first: number }>();
   let records = 0;
   let firings = 0;
-  let truncated = false;
-  for (;;) {
-    // The reader whose next block is oldest goes next.
-    let next = -1;
-    for (let i = 0; i < heads.length; i++) {
-      const head = heads[i];
-      if (head !== undefined && (next < 0 || head.second < heads[next]!.second)) next = i;
+  const truncated = await readInTimeOrder(store, logs, range, (log, record, at) => {
+    records++;
+    for (const firing of engine.observe(log, record, at)) {
+      if (firing.eventId !== event.id) continue;
+      firings++;
+      const entry = keys.get(firing.key);
+      if (entry === undefined) keys.set(firing.key, { firings: 1, first: at });
+      else entry.firings++;
     }
-    if (next < 0) break;
-    const block = heads[next]!;
-    for (let row = 0; row < block.lines.length; row++) {
-      const record = block.record(row);
-      if (record === undefined) continue;
-      const at = typeof record._timestamp === 'number' ? record._timestamp : block.second;
-      if (at < range.from || at >= range.to) continue;
-      records++;
-      for (const firing of engine.observe(block.log, record, at)) {
-        if (firing.eventId !== event.id) continue;
-        firings++;
-        const entry = keys.get(firing.key);
-        if (entry === undefined) keys.set(firing.key, { firings: 1, first: at });
-        else entry.firings++;
-      }
-    }
-    if (records >= maxRecords || performance.now() - started > maxMs) {
-      truncated = true;
-      break;
-    }
-    heads[next] = (await readers[next]!.blocks.next()).value as StoredBlock | undefined;
-  }
-  await Promise.all(
-    readers.map(async (r) => {
-      await r.blocks.return?.(undefined);
-    }),
-  );
+    return records < maxRecords && performance.now() - started <= maxMs;
+  });
   return {
     records,
     firings,
@@ -109,4 +80,45 @@ export async function dryRun(
     truncated,
     tookMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * Feeds the records of several logs in a time range to `visit`, oldest block first across the logs,
+ * each with its `_timestamp`. `visit` answers false to stop; the answer is true when it did.
+ */
+export async function readInTimeOrder(
+  store: DryRunStore,
+  logs: readonly string[],
+  range: { from: number; to: number },
+  visit: (log: string, record: Readonly<Record<string, unknown>>, at: number) => boolean,
+): Promise<boolean> {
+  const readers = logs.map((log) => store.blocks(log, { ...range, oldestFirst: true })[Symbol.asyncIterator]());
+  try {
+    const heads = await Promise.all(readers.map(async (r) => (await r.next()).value as StoredBlock | undefined));
+    for (;;) {
+      let next = -1;
+      for (let i = 0; i < heads.length; i++) {
+        const head = heads[i];
+        if (head !== undefined && (next < 0 || head.second < heads[next]!.second)) next = i;
+      }
+      if (next < 0) return false;
+      const block = heads[next]!;
+      let going = true;
+      for (let row = 0; row < block.lines.length && going; row++) {
+        const record = block.record(row);
+        if (record === undefined) continue;
+        const at = typeof record._timestamp === 'number' ? record._timestamp : block.second;
+        if (at < range.from || at >= range.to) continue;
+        going = visit(block.log, record, at);
+      }
+      if (!going) return true;
+      heads[next] = (await readers[next]!.next()).value as StoredBlock | undefined;
+    }
+  } finally {
+    await Promise.all(
+      readers.map(async (r) => {
+        await r.return?.(undefined);
+      }),
+    );
+  }
 }

@@ -7,6 +7,7 @@ import type { BanStore } from './bans.ts';
 import type { EventsService } from './events-service.ts';
 import type { RulesService } from './rules-service.ts';
 import type { Notifier } from './notifier.ts';
+import { readInTimeOrder, type DryRunStore } from './dry-run.ts';
 
 /** The trigger log (spec 1.2): one record per fired event, with the rules it fired. */
 export const TRIGGER_LOG = 'trigger';
@@ -27,6 +28,11 @@ export interface EventRuntimeDeps {
   /** Where the evaluator's state is kept between runs (null: not kept, for tests). */
   stateFile: string | null;
   engine?: EventEngine;
+  /**
+   * The stored logs, to replay what arrived after the last saved state when the engine starts (a
+   * crash): windows then count those records again, and nothing they would fire acts twice.
+   */
+  history?: DryRunStore;
   /** Rule notifications (e-mail, webhook, syslog); none in tests that do not need them. */
   notifier?: Notifier;
   /** How often the state is written (default 30 s). */
@@ -41,6 +47,8 @@ export interface RuleOutcome {
 }
 
 const NO_RULES: readonly RuleRecord[] = Object.freeze([]);
+/** The state file's format: the engine's own snapshot with the time it was taken. */
+const STATE_VERSION = 1;
 
 /**
  * Runs the event engine on the live stream and acts on what fires: trigger-log records, rules, bans
@@ -58,20 +66,29 @@ export class EventRuntime {
   #writing: Promise<void> = Promise.resolve();
   #seq = 0;
   /** Firings and bans since start, for the console. */
-  readonly counts = { firings: 0, ruleFirings: 0, bans: 0, errors: 0 };
+  readonly counts = { firings: 0, ruleFirings: 0, bans: 0, replayed: 0 };
 
   constructor(deps: EventRuntimeDeps) {
     this.#deps = deps;
     this.engine = deps.engine ?? new EventEngine();
   }
 
-  /** Restores the evaluator's state and starts the periodic work. */
+  /**
+   * Restores the evaluator's state, replays the records stored since it was saved (after a crash,
+   * up to 30 s of them) and starts the periodic work.
+   */
   async start(): Promise<void> {
     this.#configure();
     const file = this.#deps.stateFile;
     if (file !== null) {
+      let savedAt: number | null = null;
       try {
-        this.engine.restore(await readFile(file, 'utf8'));
+        const text = await readFile(file, 'utf8');
+        const saved = JSON.parse(text) as { version?: unknown; savedAt?: unknown; engine?: unknown };
+        if (saved.version === STATE_VERSION && typeof saved.engine === 'string' && typeof saved.savedAt === 'number') {
+          this.engine.restore(saved.engine);
+          savedAt = saved.savedAt;
+        }
       } catch (error) {
         const code = error instanceof Error && 'code' in error ? String(error.code) : '';
         if (code !== 'ENOENT')
@@ -80,6 +97,7 @@ export class EventRuntime {
             'events: the saved window state could not be read; windows start empty',
           );
       }
+      if (savedAt !== null) await this.#replay(savedAt);
       this.#timer = setInterval(() => void this.saveState(), this.#deps.snapshotEveryMs ?? 30 * SECOND);
       this.#timer.unref();
     }
@@ -89,6 +107,28 @@ export class EventRuntime {
       this.#deps.bans.sweep(now);
     }, 5 * SECOND);
     this.#sweepTimer.unref();
+  }
+
+  /** Feeds the records stored since `from` to the engine, acting on nothing they fire. */
+  async #replay(from: number): Promise<void> {
+    const history = this.#deps.history;
+    const now = this.#deps.clock.now();
+    if (history === undefined || now <= from) return;
+    const logs = [...this.#keyFieldsByLog.keys()];
+    let replayed = 0;
+    const started = performance.now();
+    // Records of the saved millisecond itself were counted before the save.
+    const cut = await readInTimeOrder(history, logs, { from: from + 1, to: now + 1 }, (log, record, at) => {
+      this.engine.observe(log, record, at);
+      replayed++;
+      return replayed < 5_000_000 && performance.now() - started < 60_000;
+    });
+    this.counts.replayed = replayed;
+    if (replayed > 0 || cut)
+      this.#deps.logger.info(
+        { replayed, from, cut },
+        'events: records stored since the last saved state replayed into the windows',
+      );
   }
 
   async stop(): Promise<void> {
@@ -106,7 +146,8 @@ export class EventRuntime {
     this.#writing = this.#writing.then(async () => {
       try {
         const temporary = join(`${file}.tmp`);
-        await writeFile(temporary, this.engine.snapshot(), { mode: 0o600 });
+        const state = { version: STATE_VERSION, savedAt: this.#deps.clock.now(), engine: this.engine.snapshot() };
+        await writeFile(temporary, JSON.stringify(state), { mode: 0o600 });
         await rename(temporary, file);
       } catch (error) {
         this.#deps.logger.error({ err: error, file }, 'events: cannot write the window state');
