@@ -124,7 +124,11 @@ export function eventRoutes(deps: ApiDeps): AnyRoute[] {
             field: 'id',
           },
         );
-      return { outcomes, matched: events.relationHolds(event, outcomes) };
+      return {
+        // A field the record lacks has no value: null, not a missing member.
+        outcomes: outcomes.map((o) => ({ ...o, value: o.value ?? null })),
+        matched: events.relationHolds(event, outcomes),
+      };
     }),
     bindRoute(dryRunEvent, async ({ params, body }) => {
       const event = events.get(params.id);
