@@ -17,6 +17,8 @@ export type {
   LogSpanInfo,
 } from './log-store.ts';
 export { recordKey, MAX_INDEXED_VALUE } from './keys.ts';
+export { VALUE_FIELDS, MINUTE_CAP, HOUR_CAP, pathOf } from './value-rollups.ts';
+export type { ValueField } from './value-rollups.ts';
 export { decodeBlock, rowCount } from './block-format.ts';
 export type { BlockRows } from './block-format.ts';
 export {

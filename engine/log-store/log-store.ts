@@ -21,6 +21,18 @@ import {
   timeKey,
 } from './keys.ts';
 import { INDEXED_FIELDS, kindOfLog, LIST_FIELDS, RollupDimsKeys, valuesOf, type LogKind } from './fields.ts';
+import {
+  ValueRollups,
+  ValueTotals,
+  rolledUp,
+  valueKey,
+  valueKeyTime,
+  valuePrefix,
+  valueRange,
+  rankingValues,
+  type ValueField,
+  type ValuesMarker,
+} from './value-rollups.ts';
 import { decodeRows, encodeRows } from './rows.ts';
 import {
   decodePosting,
@@ -74,6 +86,9 @@ const indexedSinceName = (log: string, field: string): string => `indexed-since\
 /** The meta value naming a log's blocks whose index entries are gathered, not yet written (postings.ts). */
 const GATHERING = 'index-gathering\u0000';
 const gatheringName = (log: string): string => `${GATHERING}${log}`;
+/** Meta `values-open\0<log>`: the log's open value roll-ups (value-rollups.ts), '' when none. */
+const VALUES_OPEN = 'values-open\u0000';
+const valuesName = (log: string): string => `${VALUES_OPEN}${log}`;
 const STANDARD_INDEXED: ReadonlySet<string> = new Set(INDEXED_FIELDS);
 /** Minutes of roll-up counts kept in memory per log (older ones are written and dropped). */
 const ROLLUP_MINUTES_KEPT = 4;
@@ -338,6 +353,9 @@ export class LogStore {
   /** Meta values staged for the next batch. */
   #meta = new Map<string, string>();
   #observer: ((log: string, record: Readonly<LogRecord>) => void) | null = null;
+  readonly #values = new ValueRollups();
+  /** Per log name: whether it has value roll-ups (kindOfLog once per log, not per record). */
+  readonly #rolledUp = new Map<string, boolean>();
   #observing = false;
   /** `<log>\0<field>` -> the second from which an extra field's index entries are complete. */
   readonly #indexedSince = new Map<string, number>();
@@ -442,6 +460,7 @@ export class LogStore {
     const store = new LogStore(db, dir, boot, onError, options);
     try {
       await store.#recoverGathered();
+      await store.#recoverValues();
     } catch (error) {
       await store.close();
       throw new Error(openFailure(dir, error), { cause: error });
@@ -494,6 +513,97 @@ export class LogStore {
   }
 
   /**
+   * After a crash: the value roll-ups that were open (each log's marker says from which minute and
+   * hour) are counted again from their records; they are written by the next flush or at close.
+   */
+  async #recoverValues(): Promise<void> {
+    const start = metaKey(VALUES_OPEN);
+    const markers: [string, ValuesMarker][] = [];
+    for await (const [key, value] of this.#db.iterator({ gte: start, lt: prefixEnd(start) })) {
+      if (value === '') continue;
+      try {
+        const marker = JSON.parse(value) as ValuesMarker;
+        if (Number.isFinite(marker.minute) && Number.isFinite(marker.hour))
+          markers.push([key.subarray(start.length).toString('utf8'), marker]);
+      } catch {
+        // An unreadable marker: those buckets stay as written; the overview may undercount them.
+      }
+    }
+    for (const [log, marker] of markers) {
+      this.#values.recovering(log, marker);
+      const from = Math.min(marker.minute, marker.hour);
+      for await (const [, text] of this.#db.iterator({
+        gte: recordKey(log, Math.floor(from / SECOND) * SECOND, 0),
+        lt: recordKey(log, Number.MAX_SAFE_INTEGER, 0),
+      })) {
+        const rows = decodeBlock(text);
+        for (let row = 0; row < rows.lines.length; row++) {
+          const record = rows.record(row);
+          if (record === undefined || typeof record._timestamp !== 'number' || record._timestamp < from) continue;
+          this.#values.add(log, record._timestamp, record, marker);
+        }
+      }
+    }
+  }
+
+  /**
+   * How many records of a log hold each value of the ranking fields in [from, to) (access and
+   * detection logs): whole hours and minutes from the value roll-ups, the partial minutes at the
+   * edges from their records, so the counts are what a search of the range finds. `approximate`
+   * names the fields a bucket of which had more values than it keeps (DESIGN 2d).
+   */
+  async valueCounts(
+    log: string,
+    range: { from: number; to: number },
+  ): Promise<{ fields: Map<string, Map<string, number>>; approximate: string[] }> {
+    const totals = new ValueTotals();
+    if (!rolledUp(log)) return { fields: totals.fields, approximate: [] };
+    await this.flush();
+    const from = Math.max(0, range.from);
+    const to = Math.max(from, range.to);
+    const firstMinute = Math.ceil(from / MINUTE) * MINUTE;
+    const lastMinute = Math.floor(to / MINUTE) * MINUTE;
+    if (firstMinute >= lastMinute) {
+      await this.#countEdge(log, from, to, totals);
+    } else {
+      const firstHour = Math.ceil(firstMinute / HOUR) * HOUR;
+      const lastHour = Math.floor(lastMinute / HOUR) * HOUR;
+      if (firstHour < lastHour) {
+        await this.#readValues(log, 'h', firstHour, lastHour, totals);
+        await this.#readValues(log, 'm', firstMinute, firstHour, totals);
+        await this.#readValues(log, 'm', lastHour, lastMinute, totals);
+      } else {
+        await this.#readValues(log, 'm', firstMinute, lastMinute, totals);
+      }
+      await this.#countEdge(log, from, firstMinute, totals);
+      await this.#countEdge(log, lastMinute, to, totals);
+    }
+    return { fields: totals.fields, approximate: [...totals.overflowed] };
+  }
+
+  async #readValues(log: string, granularity: 'm' | 'h', from: number, to: number, totals: ValueTotals): Promise<void> {
+    if (from >= to) return;
+    for await (const [key, value] of this.#db.iterator(valueRange(log, granularity, from, to))) {
+      const time = valueKeyTime(key);
+      if (time >= from && time < to) totals.addJson(value);
+    }
+    for (const bucket of this.#values.open(log, granularity, from, to)) totals.addBucket(bucket);
+  }
+
+  /** The ranking values of the records in [from, to) (a partial minute), read from the records. */
+  async #countEdge(log: string, from: number, to: number, totals: ValueTotals): Promise<void> {
+    if (from >= to) return;
+    for await (const block of this.#scan(log, Math.floor(from / SECOND) * SECOND, to, false)) {
+      for (let row = 0; row < block.lines.length; row++) {
+        const record = block.record(row);
+        if (record === undefined || typeof record._timestamp !== 'number') continue;
+        if (record._timestamp < from || record._timestamp >= to) continue;
+        rankingValues(log, record, (field: ValueField, value) => totals.add(field, value, 1));
+      }
+    }
+  }
+
+  /**
    * Appends a record, stored under its `_timestamp`. It is serialised now (later changes to the
    * object are not stored); a frozen object as its last field is serialised once for every record
    * that shares it.
@@ -543,6 +653,9 @@ export class LogStore {
     block.used += block.buf.write(json!, block.used);
     this.#indexRow(block, record);
     this.#count(log, timestamp, record);
+    let rolled = this.#rolledUp.get(log);
+    if (rolled === undefined) this.#rolledUp.set(log, (rolled = rolledUp(log)));
+    if (rolled) this.#values.add(log, timestamp, record);
     // The one funnel of live records (verdicts, intakes, Kafka): the event engine sees each once,
     // after it is staged; stored history never passes here.
     if (this.#observer !== null) this.#observe(log, record);
@@ -746,7 +859,16 @@ export class LogStore {
     const meta = this.#meta;
     const now = performance.now();
     const due = this.#gatherer.due(now, this.#writeAllGathered);
-    if (blocks.length === 0 && meta.size === 0 && due.length === 0) return;
+    // Value roll-ups of closed minutes and hours (all of them at close), and of late records.
+    const values = this.#values.take(this.#clock.now(), this.#writeAllGathered);
+    if (
+      blocks.length === 0 &&
+      meta.size === 0 &&
+      due.length === 0 &&
+      values.puts.length === 0 &&
+      values.markers.size === 0
+    )
+      return;
     this.#meta = new Map();
     let bytes = 0;
     const batch: { type: 'put'; key: Buffer; value: Buffer }[] = [];
@@ -807,6 +929,16 @@ export class LogStore {
     // Records, the index entries due, the roll-ups counting them and the meta values put with them
     // go in one atomic batch.
     batch.push(...this.#rollupPuts());
+    for (const put of values.puts)
+      batch.push({
+        type: 'put',
+        key: valueKey(put.log, put.granularity, put.time, this.#boot, put.bucket.part),
+        value: Buffer.from(put.bucket.toJson(), 'utf8'),
+      });
+    for (const [log, marker] of values.markers) meta.set(valuesName(log), marker);
+    // A log whose records this batch writes: where its open buckets start, should it crash.
+    for (const log of touched)
+      if (this.#rolledUp.get(log) === true) meta.set(valuesName(log), this.#values.markerOf(log));
     for (const [name, value] of meta)
       batch.push({ type: 'put', key: metaKey(name), value: Buffer.from(value, 'utf8') });
     this.#inFlight = { records, bytes };
@@ -1209,6 +1341,12 @@ export class LogStore {
     await this.#db.clear({ gte: rollups, lt: Buffer.concat([rollups, timeKey(Math.floor(cutoff / MINUTE) * MINUTE)]) });
     const held = this.#rollups.get(log);
     if (held) for (const minute of held.keys()) if (minute < cutoff) held.delete(minute);
+    // Value roll-ups: whole minutes and hours before the cutoff.
+    const minutes = valuePrefix(log, 'm');
+    await this.#db.clear({ gte: minutes, lt: Buffer.concat([minutes, timeKey(Math.floor(cutoff / MINUTE) * MINUTE)]) });
+    const hours = valuePrefix(log, 'h');
+    await this.#db.clear({ gte: hours, lt: Buffer.concat([hours, timeKey(lastHour)]) });
+    this.#values.dropBefore(log, cutoff);
     this.#gatherer.dropBefore(log, cutoff);
     await this.#db.compactRange(records.gte, records.lt);
   }
