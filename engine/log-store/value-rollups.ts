@@ -18,6 +18,9 @@ export const VALUE_FIELDS = [
   'hostname',
   'attack_src_ip',
   'attack_hostname',
+  'ua_classification',
+  'bot_type',
+  'list_result',
 ] as const;
 export type ValueField = (typeof VALUE_FIELDS)[number];
 
@@ -98,6 +101,14 @@ export function pathOf(text: string): string {
 
 const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
+/** The `intel` object of a record's `_intelligence_result`, if any. */
+function intelOf(record: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> | undefined {
+  const result = record._intelligence_result;
+  if (typeof result !== 'object' || result === null) return undefined;
+  const intel = (result as { intel?: unknown }).intel;
+  return typeof intel === 'object' && intel !== null ? (intel as Readonly<Record<string, unknown>>) : undefined;
+}
+
 /** Calls `visit` with each ranking field and value of a record of `log` (empty values left out). */
 export function rankingValues(
   log: string,
@@ -115,6 +126,12 @@ export function rankingValues(
   }
   const request = str(record.request);
   if (request !== '') visit('path', pathOf(request));
+  const intel = intelOf(record);
+  const browser = str(record.ua_classification) || str(intel?.ua_classification);
+  if (browser !== '') visit('ua_classification', browser);
+  if (record.guard_status === 'BOT') visit('bot_type', str(record.bot_type) || str(intel?.bot_type) || 'unclassified');
+  const list = str(record.list_result);
+  if (list !== '') visit('list_result', list);
   if (WEB_ATTACKS.has(str(record.guard_status))) {
     if (ip !== '') visit('attack_src_ip', ip);
     if (host !== '') visit('attack_hostname', host);
