@@ -244,7 +244,7 @@ export interface RuleSetSourceRecord {
 }
 
 /** The log kinds retention is set for (engine/log-store's LOG_KINDS). */
-export const STORAGE_LOG_KINDS = ['access', 'detection', 'messaging', 'raw', 'custom', 'trigger'] as const;
+export const STORAGE_LOG_KINDS = ['access', 'detection', 'probe', 'messaging', 'raw', 'custom', 'trigger'] as const;
 export type StorageLogKind = (typeof STORAGE_LOG_KINDS)[number];
 
 /** How long logs are kept: days per log kind (the disk budget may delete sooner). */

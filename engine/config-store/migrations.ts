@@ -38,8 +38,21 @@ const migrations: Record<number, Migration> = {
       ...(c.keyFields && typeof c.keyFields === 'object' ? { keyFields: c.keyFields } : {}),
     })),
   }),
-  // 6 -> 7: events (with the presets), event-based rules and the global IP lists.
-  6: (doc) => ({ ...doc, events: presetEvents(Date.now()), rules: [], ipLists: { pass: [], block: [] } }),
+  // 6 -> 7: events (with the presets), event-based rules, the global IP lists, and the retention of
+  // the probe-download log (as long as the detection log's).
+  6: (doc) => {
+    const storage = (doc.storage ?? defaultStorage()) as { retentionDays: Record<string, number> };
+    return {
+      ...doc,
+      events: presetEvents(Date.now()),
+      rules: [],
+      ipLists: { pass: [], block: [] },
+      storage: {
+        ...storage,
+        retentionDays: { ...storage.retentionDays, probe: storage.retentionDays.detection ?? 30 },
+      },
+    };
+  },
 };
 
 export function migrate(

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   HTTP_STATUS_OF,
   RampartError,
+  capText,
   errorBody,
   strictJsonBodyParser,
   safeEqual,
@@ -97,6 +98,8 @@ export const GATEWAY_BODY_LIMIT = 256 * 1024;
 
 export const accessLogName = (siteId: string): string => `access:${siteId}`;
 export const detectionLogName = (siteId: string): string => `detection:${siteId}`;
+/** The log of a site's probe downloads (the overview's probe download count). */
+export const probeLogName = (siteId: string): string => `probe:${siteId}`;
 
 const NO_STORE = 'no-store, no-cache, must-revalidate';
 /** Longer than nginx's upstream keepalive_timeout (60 s): nginx, not Rampart, ends an idle connection, so it never reuses one Rampart is closing. */
@@ -612,6 +615,17 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   app.get('/_rampart/probe.js', (request, reply) => {
     const site = siteOf(request, false);
     const mode = (request.query as { mode?: string }).mode === 'page' ? 'page' : 'reload';
+    // Each download is a record of the site's probe log (spec 1.1: probe download count).
+    const facts = factsOf(request);
+    logStore.append(probeLogName(site.id), {
+      _timestamp: Math.floor(clock.now() / 1000) * 1000,
+      site_id: site.id,
+      src_ip: capText(resolveSourceIp(site, facts.headers, facts.remoteAddr)),
+      user_agent: capText(header(request.headers, 'user-agent') ?? ''),
+      referrer: capText(header(request.headers, 'referer') ?? ''),
+      hostname: capText(facts.host),
+      mode,
+    });
     return reply
       .header('cache-control', NO_STORE)
       .type('application/javascript; charset=utf-8')

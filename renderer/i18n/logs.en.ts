@@ -15,6 +15,7 @@ export const logsEn = {
   'logs.log.gated': '{kind} (needs the {module})',
   'logs.kind.access': 'Access log',
   'logs.kind.detection': 'Detection log',
+  'logs.kind.probe': 'Probe download log',
   'logs.kind.messaging': 'Messaging-app log',
   'logs.kind.trigger': 'Trigger log',
   'logs.kind.raw': 'Raw log',

@@ -17,6 +17,7 @@ export const logsZhCN: Record<keyof typeof logsEn, string> = {
   'logs.log.gated': '{kind}（需要{module}）',
   'logs.kind.access': '访问日志',
   'logs.kind.detection': '检测日志',
+  'logs.kind.probe': '探针下载日志',
   'logs.kind.messaging': '小程序日志',
   'logs.kind.trigger': '触发日志',
   'logs.kind.raw': '原始日志',

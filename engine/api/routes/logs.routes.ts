@@ -58,6 +58,7 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
       const label = deps.edition === 'A' ? site.id : site.name;
       add(`access:${site.id}`, label, site.id);
       add(`detection:${site.id}`, label, site.id);
+      add(`probe:${site.id}`, label, site.id);
       if (deps.edition === 'B') add(`messaging:${site.id}`, label, site.id);
     }
     // Custom log configurations (TCP and BROKER): named with the configuration's name.

@@ -57,6 +57,7 @@ export const EMPTY_STATE: SearchState = {
 const DEFAULT_COLUMNS: Readonly<Record<LogKind, readonly string[]>> = {
   access: ['_timestamp', 'src_ip', 'request', 'status', 'guard_status'],
   detection: ['_timestamp', 'src_ip', 'detection_result', 'client_bot_type', 'user_agent'],
+  probe: ['_timestamp', 'src_ip', 'referrer', 'mode', 'user_agent'],
   messaging: ['_timestamp', 'src_ip', 'request', 'guard_status'],
   trigger: ['_timestamp', 'event_name', 'triggered_events', 'triggered_rules'],
   raw: ['_timestamp', 'raw_data', 'parsed', 'reason'],
@@ -144,6 +145,19 @@ export function decodeRange(text: string | null): TimeRange {
     if (from < to) return { from, to };
   }
   return DEFAULT_RANGE;
+}
+
+const RELATIVE_MS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 86_400_000, y: 365 * 86_400_000 };
+
+/** A range as the epoch milliseconds it covers now (`all`: from the epoch). */
+export function spanOf(range: TimeRange, now: number): { from: number; to: number } {
+  if ('all' in range) return { from: 0, to: now };
+  if ('last' in range) {
+    const m = /^(\d+)([mhdy])$/.exec(range.last);
+    const ms = m ? Number(m[1]) * (RELATIVE_MS[m[2] ?? 'h'] ?? 3_600_000) : 86_400_000;
+    return { from: now - ms, to: now };
+  }
+  return { from: range.from, to: range.to };
 }
 
 // ---- pills ----

@@ -166,13 +166,21 @@ describe('reload and block responses', () => {
     expect(await res.text()).toContain('Request blocked');
   });
 
-  it('serves the probe script', async () => {
+  it('serves the probe script and writes each download to the site probe log', async () => {
     const res = await fetch(`${engine.gatewayUrl}/_rampart/probe.js?mode=page`, {
-      headers: { 'x-rampart-site': siteIds.block! },
+      headers: { 'x-rampart-site': siteIds.block!, referer: 'https://shop.example.com/cart?x=1' },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('javascript');
     expect(await res.text()).toContain('/_rampart/report');
+    await engine.logStore.flush();
+    const downloads = await engine.logStore.read(`probe:${siteIds.block!}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+    expect(downloads).toHaveLength(1);
+    expect(downloads[0]).toMatchObject({
+      site_id: siteIds.block,
+      mode: 'page',
+      referrer: 'https://shop.example.com/cart?x=1',
+    });
   });
 });
 

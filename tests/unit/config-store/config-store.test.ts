@@ -88,6 +88,7 @@ describe('migrations', () => {
     expect(doc.storage.retentionDays).toEqual({
       access: 30,
       detection: 30,
+      probe: 30,
       messaging: 30,
       raw: 30,
       custom: 30,
