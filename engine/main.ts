@@ -26,6 +26,7 @@ import { createIntel, type Intel } from '#engine/intel';
 import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-rules';
 import { DEBIAN_LOCATION, detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
 import type { VerdictPorts } from '#engine/verdict';
+import { OverviewService } from '#engine/overview';
 import { BanStore, EventRuntime, EventsService, Notifier, RulesService, type BansSnapshot } from '#engine/rules';
 import {
   cryptoRandom,
@@ -341,7 +342,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       logger,
       mail: (to, subject, text) => {
         const mailer = get(c, TOKENS.mailer);
-        return mailer.configured ? mailer.send({ to, subject, text }) : Promise.reject(new Error('no SMTP server is configured'));
+        return mailer.configured
+          ? mailer.send({ to, subject, text })
+          : Promise.reject(new Error('no SMTP server is configured'));
       },
     }),
   });
@@ -365,6 +368,18 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       events,
       rules,
       globalLists,
+      overview: new OverviewService({
+        store: logStore,
+        sites: () => get(c, TOKENS.sites).list(),
+        connected: (siteId) => get(c, TOKENS.sites).status(siteId).connected,
+        enabledBasicRules: (siteId) =>
+          basicRules
+            .groups(siteId)
+            .filter((g) => g.enabled)
+            .reduce((sum, g) => sum + g.enabledRuleCount, 0) +
+          basicRules.customRules(siteId).filter((r) => r.enabled).length,
+        edition: settings.edition,
+      }),
       bans,
       eventRuntime,
       storage: storageSettings(configStore.slice(['storage'])),

@@ -8,6 +8,7 @@ import type { LogStore } from '#engine/log-store';
 import type { SearchService } from '#engine/search';
 import type { Intakes, LogConfigsService } from '#engine/log-configs';
 import type { BanStore, EventRuntime, EventsService, RulesService } from '#engine/rules';
+import type { OverviewService } from '#engine/overview';
 import type { StorageLogKind } from '#engine/config-store';
 
 export type { AccountRecord, Session };
@@ -28,6 +29,8 @@ export interface ApiDeps {
   events: EventsService;
   rules: RulesService;
   globalLists: GlobalListsService;
+  /** The Security Overview's data. */
+  overview: OverviewService;
   bans: BanStore;
   eventRuntime: EventRuntime;
   /** How long each kind of log is kept (the configuration's storage slice). */

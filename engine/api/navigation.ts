@@ -32,12 +32,12 @@ const MENUS: readonly MenuDef[] = [
     built: true,
     children: [
       { id: 'config.sites', path: '/config/sites', page: 'sites', built: true },
-      { id: 'config.events', path: '/config/events', page: 'events', modules: ['advanced'], built: false },
+      { id: 'config.events', path: '/config/events', page: 'events', modules: ['advanced'], built: true },
       { id: 'config.logConfig', path: '/config/log-config', page: 'logConfig', modules: ['advanced'], built: true },
     ],
   },
-  // Rule Management: the basic rules tab (both editions) and the anti-bot tab (B); event-based rules
-  // come with the event engine.
+  // Rule Management: the basic rules tab (both editions), the anti-bot tab (B) and, with the advanced
+  // module, the event-based rules tab and the bans page (/rules/bans).
   { id: 'rules', path: '/rules', page: 'rules', modules: ['basic', 'advanced'], built: true },
   {
     id: 'enterprise',

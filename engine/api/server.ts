@@ -33,6 +33,7 @@ import { basicRuleRoutes } from './routes/basic-rules.routes.ts';
 import { logRoutes } from './routes/logs.routes.ts';
 import { logConfigRoutes } from './routes/log-configs.routes.ts';
 import { eventRoutes } from './routes/events.routes.ts';
+import { overviewRoutes } from './routes/overview.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -73,6 +74,7 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
     ...logRoutes(deps),
     ...logConfigRoutes(deps),
     ...eventRoutes(deps),
+    ...overviewRoutes(deps),
   ];
 }
 

@@ -16,6 +16,7 @@ import * as logs from './logs.contract.ts';
 import * as logConfigs from './log-configs.contract.ts';
 import * as events from './events.contract.ts';
 import * as ipLists from './ip-lists.contract.ts';
+import * as overview from './overview.contract.ts';
 
 export { defineContract } from './contract.ts';
 export type { Access, Contract, HttpMethod, InputOf, ParamsOf, QueryOf, BodyOf, ResponseOf } from './contract.ts';
@@ -30,6 +31,7 @@ export * from './logs.contract.ts';
 export * from './log-configs.contract.ts';
 export * from './events.contract.ts';
 export * from './ip-lists.contract.ts';
+export * from './overview.contract.ts';
 export type { ErrorBody } from '#engine/shared';
 export { requestFor, API_BASE } from './request.ts';
 export type { CallInput, ContractRequest } from './request.ts';
@@ -53,6 +55,7 @@ export const CONTRACTS: Readonly<Record<string, readonly Contract[]>> = Object.f
     'log-configs': logConfigs,
     events,
     'ip-lists': ipLists,
+    overview,
   }).map(([domain, exports]) => [domain, Object.values(exports).filter(isContract)]),
 );
 

@@ -109,6 +109,11 @@ const TABLE: Record<string, Access> = {
   liftBan: 'manager',
   getIpLists: 'manager',
   setIpLists: 'manager',
+  overviewSummary: 'signedIn',
+  overviewDistribution: 'signedIn',
+  overviewTrend: 'signedIn',
+  overviewRanking: 'signedIn',
+  overviewSites: 'signedIn',
 };
 
 function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {

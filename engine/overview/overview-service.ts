@@ -1,0 +1,341 @@
+import {
+  parseDimsKey,
+  rollupDimsKey,
+  type MinuteCounts,
+  type RollupDims,
+  type StoredBlock,
+  type ValueField,
+} from '#engine/log-store';
+import type { Edition } from '#engine/shared';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** What the overview reads from the log store: minute roll-ups, value roll-ups and (for edges) records. */
+export interface OverviewStore {
+  rollups(log: string, range: { from: number; to: number }): AsyncIterable<MinuteCounts>;
+  valueCounts(
+    log: string,
+    range: { from: number; to: number },
+  ): Promise<{ fields: Map<string, Map<string, number>>; approximate: string[] }>;
+  blocks(log: string, range: { from: number; to: number; oldestFirst?: boolean }): AsyncIterable<StoredBlock>;
+}
+
+export interface OverviewSite {
+  id: string;
+  name: string;
+  domain: string;
+  runMode: 'pass' | 'monitor' | 'block';
+}
+
+export interface OverviewDeps {
+  store: OverviewStore;
+  sites: () => readonly OverviewSite[];
+  /** Whether a site's plugin is connected (heartbeats within the window). */
+  connected: (siteId: string) => boolean;
+  /** Basic rules a site has enabled (its groups' levels, and its custom rules). */
+  enabledBasicRules: (siteId: string) => number;
+  edition: Edition;
+}
+
+export interface OverviewRange {
+  from: number;
+  to: number;
+  /** One site, or all. */
+  siteId?: string;
+}
+
+/** Verdicts that mean the request was not normal traffic. */
+const NORMAL_GUARDS: ReadonlySet<string> = new Set(['PASS', 'IGNORE', '']);
+const TOKEN_GUARDS: ReadonlySet<string> = new Set(['TOKEN_MISS', 'TOKEN_INVALID', 'TOKEN_EXPIRED']);
+
+export interface Summary {
+  requests: number;
+  /** Distinct client addresses (exact unless `approximate`). */
+  ips: number;
+  /** Probe downloads and reports: every detection-related request received. */
+  detections: number;
+  /** Reports the probe sent back (detection log records). */
+  probeReports: number;
+  probeDownloads: number;
+  /** Reports that judged the client an automation tool. */
+  bots: number;
+  /** Requests a basic rule matched (in any run mode). */
+  webAttacks: number;
+  /** Of those, the ones of the Core Rule Set's groups (not custom rules). */
+  owaspAttacks: number;
+  /** Requests judged BOT. */
+  botAttacks: number;
+  /** Requests whose verdict was not PASS / IGNORE. */
+  abnormal: number;
+  approximate: boolean;
+}
+
+/** Counts by dimension tuple over a range, exact at the edges (partial minutes read from records). */
+async function dimsCounts(
+  store: OverviewStore,
+  log: string,
+  range: { from: number; to: number },
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  const add = (key: string, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
+  const firstMinute = Math.ceil(range.from / MINUTE) * MINUTE;
+  const lastMinute = Math.floor(range.to / MINUTE) * MINUTE;
+  if (firstMinute < lastMinute) {
+    for await (const minute of store.rollups(log, { from: firstMinute, to: lastMinute })) {
+      if (minute.minute < firstMinute || minute.minute >= lastMinute) continue;
+      for (const [key, n] of Object.entries(minute.counts)) add(key, n);
+    }
+    await edge(store, log, range.from, firstMinute, add);
+    await edge(store, log, lastMinute, range.to, add);
+  } else await edge(store, log, range.from, range.to, add);
+  return counts;
+}
+
+async function edge(
+  store: OverviewStore,
+  log: string,
+  from: number,
+  to: number,
+  add: (key: string, n: number) => void,
+): Promise<void> {
+  if (from >= to) return;
+  for await (const block of store.blocks(log, { from, to, oldestFirst: true })) {
+    for (let row = 0; row < block.lines.length; row++) {
+      const record = block.record(row);
+      if (record === undefined || typeof record._timestamp !== 'number') continue;
+      if (record._timestamp < from || record._timestamp >= to) continue;
+      add(rollupDimsKey(log, record), 1);
+    }
+  }
+}
+
+/** Per-minute counts of a log in buckets of `size` ms over a range (edges exact), by dimension tuple. */
+async function bucketed(
+  store: OverviewStore,
+  log: string,
+  range: { from: number; to: number },
+  size: number,
+  visit: (bucket: number, dims: RollupDims, n: number) => void,
+): Promise<void> {
+  // Buckets sit on the size's grid (whole minutes, hours...), so a minute's roll-up is in one bucket;
+  // the first and last may be partial.
+  const bucketOf = (time: number) => Math.floor(time / size) * size;
+  const firstMinute = Math.ceil(range.from / MINUTE) * MINUTE;
+  const lastMinute = Math.floor(range.to / MINUTE) * MINUTE;
+  const parsed = new Map<string, RollupDims>();
+  const dimsOf = (key: string) => {
+    let dims = parsed.get(key);
+    if (dims === undefined) parsed.set(key, (dims = parseDimsKey(key)));
+    return dims;
+  };
+  if (firstMinute < lastMinute) {
+    for await (const minute of store.rollups(log, { from: firstMinute, to: lastMinute })) {
+      if (minute.minute < firstMinute || minute.minute >= lastMinute) continue;
+      const bucket = bucketOf(minute.minute);
+      for (const [key, n] of Object.entries(minute.counts)) visit(bucket, dimsOf(key), n);
+    }
+  }
+  const edges: [number, number][] =
+    firstMinute < lastMinute
+      ? [
+          [range.from, firstMinute],
+          [lastMinute, range.to],
+        ]
+      : [[range.from, range.to]];
+  for (const [from, to] of edges) {
+    if (from >= to) continue;
+    for await (const block of store.blocks(log, { from, to, oldestFirst: true })) {
+      for (let row = 0; row < block.lines.length; row++) {
+        const record = block.record(row);
+        if (record === undefined || typeof record._timestamp !== 'number') continue;
+        if (record._timestamp < from || record._timestamp >= to) continue;
+        visit(bucketOf(record._timestamp), dimsOf(rollupDimsKey(log, record)), 1);
+      }
+    }
+  }
+}
+
+/** The trend's bucket size for a range: at most a few hundred points whatever its length. */
+export function bucketSize(span: number): number {
+  if (span <= 2 * HOUR) return MINUTE;
+  if (span <= 12 * HOUR) return 5 * MINUTE;
+  if (span <= 7 * DAY) return HOUR;
+  return 6 * HOUR;
+}
+
+const sortCounts = (counts: Map<string, number>): { value: string; count: number }[] =>
+  [...counts]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1));
+
+/**
+ * The Security Overview's data (spec 1.1, DESIGN 2d): every number from the minute roll-ups and
+ * value roll-ups of the log store, with the partial minutes at a range's edges read from their
+ * records, so each equals what a log search of the same range and filter finds.
+ */
+export class OverviewService {
+  readonly #deps: OverviewDeps;
+
+  constructor(deps: OverviewDeps) {
+    this.#deps = deps;
+  }
+
+  #sites(siteId: string | undefined): readonly OverviewSite[] {
+    const all = this.#deps.sites();
+    return siteId === undefined ? all : all.filter((s) => s.id === siteId);
+  }
+
+  async summary(range: OverviewRange): Promise<Summary> {
+    const out: Summary = {
+      requests: 0,
+      ips: 0,
+      detections: 0,
+      probeReports: 0,
+      probeDownloads: 0,
+      bots: 0,
+      webAttacks: 0,
+      owaspAttacks: 0,
+      botAttacks: 0,
+      abnormal: 0,
+      approximate: false,
+    };
+    const ips = new Set<string>();
+    for (const site of this.#sites(range.siteId)) {
+      for (const [key, n] of await dimsCounts(this.#deps.store, `access:${site.id}`, range)) {
+        const dims = parseDimsKey(key);
+        out.requests += n;
+        if (dims.attack_group !== '') {
+          out.webAttacks += n;
+          if (dims.attack_group !== 'custom') out.owaspAttacks += n;
+        }
+        if (dims.guard_status === 'BOT') out.botAttacks += n;
+        if (!NORMAL_GUARDS.has(dims.guard_status)) out.abnormal += n;
+      }
+      for (const [key, n] of await dimsCounts(this.#deps.store, `detection:${site.id}`, range)) {
+        out.probeReports += n;
+        if (parseDimsKey(key).bot_type !== '') out.bots += n;
+      }
+      for (const n of (await dimsCounts(this.#deps.store, `probe:${site.id}`, range)).values()) out.probeDownloads += n;
+      const values = await this.#deps.store.valueCounts(`access:${site.id}`, range);
+      for (const ip of values.fields.get('src_ip')?.keys() ?? []) ips.add(ip);
+      if (values.approximate.includes('src_ip')) out.approximate = true;
+    }
+    out.ips = ips.size;
+    out.detections = out.probeReports + out.probeDownloads;
+    return out;
+  }
+
+  /** The pies and bars: verdicts, bot types, browser classes, sites, attack types, bot security, list requests. */
+  async distribution(range: OverviewRange): Promise<{
+    verdicts: { value: string; count: number }[];
+    botTypes: { value: string; count: number }[];
+    browserTypes: { value: string; count: number }[];
+    sites: { value: string; count: number }[];
+    attackTypes: { value: string; count: number }[];
+    botSecurity: { normal: number; bot: number; unclassified: number };
+    lists: { pass: number; block: number };
+    approximate: boolean;
+  }> {
+    const verdicts = new Map<string, number>();
+    const attackTypes = new Map<string, number>();
+    const sites = new Map<string, number>();
+    const botTypes = new Map<string, number>();
+    const browserTypes = new Map<string, number>();
+    const botSecurity = { normal: 0, bot: 0, unclassified: 0 };
+    const lists = { pass: 0, block: 0 };
+    let approximate = false;
+    const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
+    for (const site of this.#sites(range.siteId)) {
+      let requests = 0;
+      for (const [key, n] of await dimsCounts(this.#deps.store, `access:${site.id}`, range)) {
+        const dims = parseDimsKey(key);
+        requests += n;
+        add(verdicts, dims.guard_status || 'PASS', n);
+        if (dims.attack_group !== '') add(attackTypes, dims.attack_group, n);
+        if (dims.guard_status === 'BOT') botSecurity.bot += n;
+        else if (TOKEN_GUARDS.has(dims.guard_status)) botSecurity.unclassified += n;
+        else botSecurity.normal += n;
+      }
+      if (requests > 0) add(sites, site.id, requests);
+      const values = await this.#deps.store.valueCounts(`access:${site.id}`, range);
+      for (const [value, n] of values.fields.get('bot_type') ?? []) add(botTypes, value, n);
+      for (const [value, n] of values.fields.get('ua_classification') ?? []) add(browserTypes, value, n);
+      for (const [value, n] of values.fields.get('list_result') ?? []) {
+        if (value === 'pass') lists.pass += n;
+        else if (value === 'block') lists.block += n;
+      }
+      if (values.approximate.length > 0) approximate = true;
+    }
+    return {
+      verdicts: sortCounts(verdicts),
+      botTypes: sortCounts(botTypes),
+      browserTypes: sortCounts(browserTypes),
+      sites: sortCounts(sites),
+      attackTypes: sortCounts(attackTypes),
+      botSecurity,
+      lists,
+      approximate,
+    };
+  }
+
+  /** Total, abnormal and web-attack requests per bucket (the bucket size chosen from the range). */
+  async trend(range: OverviewRange): Promise<{
+    bucketMs: number;
+    buckets: { at: number; total: number; abnormal: number; webAttacks: number }[];
+  }> {
+    const size = bucketSize(range.to - range.from);
+    const buckets = new Map<number, { at: number; total: number; abnormal: number; webAttacks: number }>();
+    for (let at = Math.floor(range.from / size) * size; at < range.to; at += size)
+      buckets.set(at, { at, total: 0, abnormal: 0, webAttacks: 0 });
+    for (const site of this.#sites(range.siteId)) {
+      await bucketed(this.#deps.store, `access:${site.id}`, range, size, (at, dims, n) => {
+        const bucket = buckets.get(at);
+        if (bucket === undefined) return;
+        bucket.total += n;
+        if (!NORMAL_GUARDS.has(dims.guard_status)) bucket.abnormal += n;
+        if (dims.attack_group !== '') bucket.webAttacks += n;
+      });
+    }
+    return { bucketMs: size, buckets: [...buckets.values()] };
+  }
+
+  /** The top values of a ranking field, most records first. */
+  async ranking(
+    range: OverviewRange,
+    field: ValueField,
+    limit: number,
+  ): Promise<{ items: { value: string; count: number }[]; approximate: boolean }> {
+    const totals = new Map<string, number>();
+    let approximate = false;
+    const log = field === 'referrer_path' ? 'detection' : 'access';
+    for (const site of this.#sites(range.siteId)) {
+      const values = await this.#deps.store.valueCounts(`${log}:${site.id}`, range);
+      for (const [value, n] of values.fields.get(field) ?? []) totals.set(value, (totals.get(value) ?? 0) + n);
+      if (values.approximate.includes(field)) approximate = true;
+    }
+    return { items: sortCounts(totals).slice(0, limit), approximate };
+  }
+
+  /** Edition B's site counters. */
+  sitesStatus(siteId?: string): {
+    protected: number;
+    connectedOn: number;
+    connectedOff: number;
+    enabledBasicRules: number;
+  } {
+    const sites = this.#sites(siteId);
+    let connectedOn = 0;
+    let connectedOff = 0;
+    let enabledBasicRules = 0;
+    for (const site of sites) {
+      if (this.#deps.connected(site.id)) {
+        if (site.runMode === 'pass') connectedOff += 1;
+        else connectedOn += 1;
+      }
+      enabledBasicRules += this.#deps.enabledBasicRules(site.id);
+    }
+    return { protected: sites.length, connectedOn, connectedOff, enabledBasicRules };
+  }
+}
