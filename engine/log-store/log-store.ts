@@ -980,18 +980,20 @@ export class LogStore {
     for (const [field, values] of byField) {
       const keys = this.#indexKeys(log, field);
       for (const [value, positions] of values) {
+        // Positions by 30 s slot, in one pass (a bulk load of old records spreads one value over
+        // thousands of slots: a filter per slot was quadratic there).
         let slots: Map<number, Position[]> | undefined;
         const first = Math.floor(positions[0]!.second / SLOT) * SLOT;
-        for (const position of positions) {
+        for (let i = 0; i < positions.length; i++) {
+          const position = positions[i]!;
           const slot = Math.floor(position.second / SLOT) * SLOT;
-          if (slot !== first) {
-            slots ??= new Map([[first, positions.filter((p) => p.second >= first && p.second < first + SLOT)]]);
-            if (!slots.has(slot))
-              slots.set(
-                slot,
-                positions.filter((p) => p.second >= slot && p.second < slot + SLOT),
-              );
+          if (slots === undefined) {
+            if (slot === first) continue;
+            slots = new Map([[first, positions.slice(0, i)]]);
           }
+          const inSlot = slots.get(slot);
+          if (inSlot === undefined) slots.set(slot, [position]);
+          else inSlot.push(position);
         }
         for (const [slotStart, inSlot] of slots ?? [[first, positions] as const]) {
           let newest = inSlot[0]!.seq;
