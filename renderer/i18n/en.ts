@@ -5,11 +5,13 @@
 import { logsEn } from './logs.en.ts';
 import { engineDetailsEn } from './engine-details.en.ts';
 import { logConfigsEn } from './log-configs.en.ts';
+import { eventsEn } from './events.en.ts';
 
 export const en = {
   ...logsEn,
   ...engineDetailsEn,
   ...logConfigsEn,
+  ...eventsEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

@@ -3,11 +3,13 @@ import type { Messages } from './en.ts';
 import { logsZhCN } from './logs.zh-CN.ts';
 import { engineDetailsZhCN } from './engine-details.zh-CN.ts';
 import { logConfigsZhCN } from './log-configs.zh-CN.ts';
+import { eventsZhCN } from './events.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
   ...engineDetailsZhCN,
   ...logConfigsZhCN,
+  ...eventsZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',

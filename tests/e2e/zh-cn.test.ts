@@ -58,6 +58,18 @@ describe('the console in Simplified Chinese', () => {
     return (await response.json()) as T;
   }
 
+  async function apiSend<T>(method: 'PUT' | 'POST', path: string, data: unknown): Promise<T> {
+    const request = page.context().request;
+    const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
+    const response = await request.fetch(`${engine.url}/api/v1${path}`, {
+      method,
+      data,
+      headers: { 'X-CSRF-Token': csrfToken },
+    });
+    expect(response.ok(), path).toBe(true);
+    return (await response.json()) as T;
+  }
+
   beforeAll(async () => {
     engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { rendererDir });
     browser = await launchChromium();
@@ -149,6 +161,21 @@ describe('the console in Simplified Chinese', () => {
     }
     await visit(`/rules?site=${siteId}&tab=anti-bot`, '/rules anti-bot');
 
+    // An event on the site's access log, enabled, so that a record can be explained against it.
+    const configs = (await (await page.context().request.get(`${engine.url}/api/v1/log-configs`)).json()) as {
+      items: { id: string; siteId: string | null }[];
+    };
+    const accessConfig = configs.items.find((c) => c.siteId === siteId)!;
+    await apiSend('PUT', '/events/preset-not-found', {
+      kind: 'simple',
+      name: 'Page not found',
+      description: '',
+      sources: [accessConfig.id],
+      relation: 'a',
+      conditions: [{ label: 'a', field: 'status', filter: 'number', mode: '=', value: '404' }],
+    });
+    await apiSend('POST', '/events/preset-not-found/enabled', { enabled: true });
+
     // Log Management > Search with records (one that did not parse), its dialogs and panels.
     const now = Date.now();
     for (let i = 0; i < 30; i++) {
@@ -178,6 +205,12 @@ describe('the console in Simplified Chinese', () => {
     await page.getByTestId('surrounding').click();
     await page.getByTestId('surrounding-self').waitFor();
     await check('surrounding records dialog');
+    await closeDialog();
+    await page.getByTestId('explain-record').click();
+    await page.getByTestId('explain-modal').locator('#explain-event').waitFor();
+    await page.getByTestId('explain-modal').getByRole('button', { name: zhCN['explain.run'], exact: true }).click();
+    await page.getByTestId('explain-result').waitFor();
+    await check('explain dialog with outcomes');
     await closeDialog();
     await page.getByTestId('log-query').fill('status:(403');
     await page.getByTestId('log-query').press('Enter');
@@ -230,6 +263,67 @@ describe('the console in Simplified Chinese', () => {
     await check('key field dialog');
     await closeDialog();
 
+    // Event management: the list, an operations menu, a preset switched on without a source (its
+    // editor opens), a new event with a relation the engine refuses, each trigger type, a combined
+    // event, the view with a dry run; the event-based rules tab and its form; the bans page.
+    await visit('/config/events');
+    await page
+      .locator('tr[data-event="Failed login"]')
+      .getByRole('button', { name: new RegExp(zhCN['ops.more']) })
+      .click();
+    await check('event operations menu');
+    await page.keyboard.press('Escape');
+    await page.locator('tr[data-event="Failed login"]').getByRole('menuitem').first().waitFor({ state: 'hidden' });
+    await page.locator('tr[data-event="Failed login"] label.bx--toggle-input__label').click();
+    await page.waitForURL(/\/edit\?enable=1$/);
+    await check('/config/events/:id/edit?enable=1');
+    await visit('/config/events/new');
+    await page.getByTestId('source-picker').locator('label').first().click();
+    await page.locator('#condition-0-field').selectOption('status');
+    await page.locator('#condition-0-filter').selectOption('number');
+    await page.locator('#condition-0-value').fill('404');
+    await page.getByTestId('add-condition').click();
+    await page.locator('#event-relation').fill('a & (c');
+    await page
+      .locator('#event-relation')
+      .locator('xpath=ancestor::div[contains(@class,"bx--form-item")][1]')
+      .locator('.bx--form-requirement')
+      .waitFor();
+    await check('/config/events/new with a relation problem');
+    await page.getByTestId('save-event').click();
+    await check('/config/events/new submitted with problems');
+    for (const kind of ['count', 'distinct', 'average', 'cep']) {
+      await page.locator(`label[for="event-kind-${kind}"]`).click();
+      await check(`/config/events/new as ${kind}`);
+    }
+    await page.locator('label[for="event-type-combined"]').click();
+    await check('/config/events/new as a combined event');
+    await page.locator('#event-name').fill('');
+    await visit('/config/events/preset-not-found', '/config/events/:id');
+    await page.getByTestId('dry-run-start').click();
+    await page.getByTestId('dry-run-result').waitFor();
+    await check('/config/events/:id with a dry run');
+    await page.getByTestId('time-picker').click();
+    await check('dry run time picker');
+    await page.keyboard.press('Escape');
+    await visit(`/rules?site=${siteId}&tab=events`, '/rules event rules');
+    await page.getByTestId('add-event-rule').first().click();
+    await page.locator('#rule-name').waitFor();
+    await check('event rule dialog');
+    await page.locator('label[for="rule-action-none"]').click();
+    await page.getByRole('button', { name: zhCN['eventRules.form.submitNew'] }).click();
+    await check('event rule dialog with problems');
+    await closeDialog();
+    await apiPost('/bans', { siteId, object: 'ip', value: '203.0.113.7', durationSeconds: 3600, reason: '扫描' });
+    await visit('/rules/bans');
+    await page.getByTestId('add-ban').click();
+    await check('add ban dialog');
+    await closeDialog();
+    await page.getByTestId('lift-ban').first().click();
+    await check('lift ban dialog');
+    await closeDialog();
+    await visit('/rules/bans?object=device', '/rules/bans filtered to nothing');
+
     await visit('/no-such-page');
 
     await page.getByTestId('account-menu').click();
@@ -266,7 +360,7 @@ describe('the console in Simplified Chinese', () => {
     expect(findings.map((f) => `${f.where}: "${f.text}" (${f.key})`)).toEqual([]);
     expect(requests.outside(engine.url)).toEqual([]);
     // Every page and dialog is checked after it settles (about 3 s each): more than the default 120 s.
-  }, 240_000);
+  }, 480_000);
 });
 
 describe('the console of edition A in Simplified Chinese', () => {
@@ -325,6 +419,10 @@ describe('the console of edition A in Simplified Chinese', () => {
       `/config/sites/${id}`,
       '/config/sites/global',
       `/rules?site=${id}`,
+      `/rules?site=${id}&tab=events`,
+      '/rules/bans',
+      '/config/events',
+      '/config/events/new',
       `/logs/search?log=${encodeURIComponent(`access:${id}`)}`,
       '/enterprise/storage',
       '/no-such-page',

@@ -47,6 +47,7 @@ export function errorMessage(error: unknown): string {
     return t(isMessageKey(reasonKey) ? reasonKey : 'rateLimit.other', { seconds });
   }
   if (error.code === NETWORK_ERROR) return t('error.NETWORK');
+  if (error.code === 'IN_USE') return inUseText(error);
   const key = `error.${error.code}`;
   if (!isMessageKey(key)) return t('error.UNKNOWN', { detail: `HTTP ${error.status}: ${error.message}` });
   return t(key, {
@@ -56,6 +57,18 @@ export function errorMessage(error: unknown): string {
     min: error.params.min ?? 8,
     max: error.params.max ?? 16,
   });
+}
+
+/**
+ * An item others depend on (an event rules or other events use): who uses it, so the person knows
+ * what to change first. The engine names them in `params.rules` / `params.events`.
+ */
+function inUseText(error: ApiError): string {
+  const { rules, events, reason } = error.params;
+  if (typeof rules === 'string' && rules) return t('error.IN_USE.rules', { names: rules });
+  if (typeof events === 'string' && events)
+    return t(reason === undefined ? 'error.IN_USE.events' : 'error.IN_USE.dependent', { names: events });
+  return t('error.IN_USE');
 }
 
 /** The field a server error belongs to, if the form shows that field. */

@@ -56,6 +56,18 @@ export const i18n = new I18n();
 export const t = i18n.t;
 
 /**
+ * Whether `params` give every `{name}` a text of the current language needs: an engine problem
+ * whose parameters differ from what the catalogue expects is then said in the engine's own words
+ * rather than with a gap.
+ */
+export function fills(key: MessageKey, params: TextParams): boolean {
+  for (const match of CATALOGUES[i18n.locale][key].matchAll(/\{(\w+)[},]/g)) {
+    if (!Object.hasOwn(params, match[1] ?? '')) return false;
+  }
+  return true;
+}
+
+/**
  * The NumberInput's `translateWithId` for its step buttons. Called with the locale so that the prop
  * changes, and the kit reads the texts again, when the language is switched.
  */

@@ -180,11 +180,15 @@ describe('threat store, WAF and anti-bot', () => {
     );
   });
 
-  it("the global lists apply to every site after its own lists: pass wins, block blocks", () => {
+  it('the global lists apply to every site after its own lists: pass wins, block blocks', () => {
     const lists = ports({
       globalList: (ip) => (ip === '203.0.113.9' ? 'block' : ip === '198.51.100.1' ? 'pass' : null),
     });
-    expect(decide(site(), request(), lists)).toMatchObject({ action: 'block', guardStatus: 'BLOCKLIST', listResult: 'block' });
+    expect(decide(site(), request(), lists)).toMatchObject({
+      action: 'block',
+      guardStatus: 'BLOCKLIST',
+      listResult: 'block',
+    });
     expect(decide(site(), request({ remoteAddr: '198.51.100.1' }), lists)).toMatchObject({
       guardStatus: 'IGNORE',
       listResult: 'pass',
