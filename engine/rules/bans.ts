@@ -15,7 +15,7 @@ export type BanOrigin =
       log: string;
       logId: string;
     }
-  | { kind: 'manual'; accountId: string | null; reason: string };
+  | { kind: 'manual'; accountId: string | null; accountName?: string; reason: string };
 
 /** A block of one object (an IP, a device, a user, a custom key) on one site until a time. */
 export interface Ban {

@@ -332,7 +332,12 @@ export const banView = z.object({
       log: z.string().describe('the log of the record that fired the event'),
       logId: z.string().describe('its log_id'),
     }),
-    z.object({ kind: z.literal('manual'), accountId: z.string().nullable(), reason: z.string() }),
+    z.object({
+      kind: z.literal('manual'),
+      accountId: z.string().nullable(),
+      accountName: z.string().optional().describe('who added it (their e-mail address)'),
+      reason: z.string(),
+    }),
   ]),
 });
 export type BanView = z.infer<typeof banView>;

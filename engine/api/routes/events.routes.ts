@@ -178,7 +178,12 @@ export function eventRoutes(deps: ApiDeps): AnyRoute[] {
         value: body.value,
         durationSeconds: body.durationSeconds,
         threatStore: false,
-        origin: { kind: 'manual', accountId: caller?.account.id ?? null, reason: body.reason },
+        origin: {
+          kind: 'manual',
+          accountId: caller?.account.id ?? null,
+          ...(caller ? { accountName: caller.account.email } : {}),
+          reason: body.reason,
+        },
       });
       return toBanView(ban, clock.now());
     }),

@@ -203,7 +203,7 @@ describe('events, rules and bans through the verdict', () => {
   });
 
   it('a ban added by hand holds for its duration and then passes', async () => {
-    const ban = await admin.request<{ until: number }>('POST', '/bans', {
+    const ban = await admin.request<{ until: number; origin: unknown }>('POST', '/bans', {
       siteId,
       object: 'ip',
       value: '192.0.2.50',
@@ -211,6 +211,7 @@ describe('events, rules and bans through the verdict', () => {
       reason: 'seen in the firewall',
     });
     expect(ban.status, ban.text).toBe(201);
+    expect(ban.body).toMatchObject({ origin: { kind: 'manual', accountName: 'root@example.com' } });
     expect(await verdict('/', '192.0.2.50')).toBe('REPUTATION');
     clock.advance(30_000);
     expect(await verdict('/', '192.0.2.50')).toBe('PASS');
