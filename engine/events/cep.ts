@@ -113,10 +113,3 @@ function push(n: number, step: number, count: number, start: number, matched: nu
   scratch[at + 3] = matched;
   return n + 1;
 }
-
-/** Whether a key's runs have all left the window and its latch is over. */
-export function cepKeyExpired(shape: CepShape, k: CepKey, now: number): boolean {
-  if (now < k.latch) return false;
-  for (let r = 2; r < k.runs.length; r += FIELDS) if (now - k.runs[r]! < shape.windowMs) return false;
-  return true;
-}

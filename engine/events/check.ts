@@ -61,9 +61,14 @@ export function checkEvent(def: EventDefinition, context: CheckContext): EventPr
     else if (ref.kind !== 'simple')
       add(path, 'event_not_simple', `The ${what} "${ref.name}" is not a simple event.`, { id, kind: ref.kind });
     else if (!contained(ref))
-      add(path, sourcesCode, `The log sources of the ${what} "${ref.name}" must equal or be contained by this event's.`, {
-        id,
-      });
+      add(
+        path,
+        sourcesCode,
+        `The log sources of the ${what} "${ref.name}" must equal or be contained by this event's.`,
+        {
+          id,
+        },
+      );
   };
 
   switch (def.kind) {
@@ -96,7 +101,8 @@ export function checkEvent(def: EventDefinition, context: CheckContext): EventPr
     case 'count':
     case 'distinct':
     case 'average':
-      if (def.triggerEvent !== null) simpleRef('triggerEvent', def.triggerEvent, 'trigger_event_sources', 'trigger event');
+      if (def.triggerEvent !== null)
+        simpleRef('triggerEvent', def.triggerEvent, 'trigger_event_sources', 'trigger event');
       if (def.kind !== 'count') checkField('field', def.field);
       checkObject(def.object);
       break;
@@ -116,13 +122,23 @@ export function checkEvent(def: EventDefinition, context: CheckContext): EventPr
         const path = `members[${i}].event`;
         if (ref === undefined) add(path, 'event_unknown', `The event "${m.event}" does not exist.`, { id: m.event });
         else if (ref.kind === 'combined')
-          add(path, 'member_not_single', `The member "${ref.name}" is a combined event; members must be single events.`, {
-            id: m.event,
-          });
+          add(
+            path,
+            'member_not_single',
+            `The member "${ref.name}" is a combined event; members must be single events.`,
+            {
+              id: m.event,
+            },
+          );
         else if (ref.sources.length !== sources.size || !ref.sources.every((s) => sources.has(s)))
-          add(path, 'member_sources', `The log sources of the member "${ref.name}" must be identical to this event's.`, {
-            id: m.event,
-          });
+          add(
+            path,
+            'member_sources',
+            `The log sources of the member "${ref.name}" must be identical to this event's.`,
+            {
+              id: m.event,
+            },
+          );
       });
       checkRelation(def.relation, labels, add, (label, i) =>
         add(`members[${i}].label`, 'member_unused', `The member ${label} is not used in the relation.`, { label }),

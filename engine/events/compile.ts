@@ -1,7 +1,6 @@
 import { userRegexIssue, windowSeconds } from '#engine/shared';
 import type { CepShape } from './cep.ts';
 import { cmpOf } from './compare.ts';
-import { KeyEntry, ObjectGroup, type KeyState } from './groups.ts';
 import { hash53 } from './hash.ts';
 import { conditionCost, LogPlan } from './plan.ts';
 import { compileRelation, parseRelation, type RelationNode } from './relation.ts';
@@ -9,6 +8,7 @@ import {
   isStateful,
   type CepRuntime,
   type CombinedRuntime,
+  type EventSlab,
   type KeyLookup,
   type LogProgram,
   type PlanCep,
@@ -20,8 +20,10 @@ import {
   type StatefulRuntime,
   type WindowRuntime,
 } from './runtime.ts';
+import { EMPTY, KeySlab, RING, RING_INDEX, RING_ROOM } from './slab.ts';
+import { listPools, regionSize } from './window-slot.ts';
 import type { ConfigureReport, EventDefinition, KeyTarget, SourceInfo, SourceLookup } from './types.ts';
-import { bucketMsOf, bucketOf, type WindowKey } from './window.ts';
+import { bucketMsOf } from './window.ts';
 
 export interface CompileOptions {
   maxKeysPerEvent: number;
@@ -31,13 +33,13 @@ export interface CompileOptions {
 export interface Compiled {
   programs: Map<string, LogProgram>;
   runtimes: Map<string, Runtime>;
-  groups: Map<KeyTarget, ObjectGroup>;
+  slabs: Map<KeyTarget, EventSlab>;
   report: ConfigureReport;
 }
 
 export interface Previous {
   runtimes: ReadonlyMap<string, Runtime>;
-  groups: ReadonlyMap<KeyTarget, ObjectGroup>;
+  slabs: ReadonlyMap<KeyTarget, EventSlab>;
 }
 
 /** The events a definition refers to. */
@@ -129,7 +131,7 @@ export function compileEvents(
   const buildOne = (def: EventDefinition): Runtime | string => {
     const sources = resolveSources(def, source);
     const base = { id: def.id, name: def.name, enabled: def.enabled, logs: sources.map((s) => s.log), firings: 0 };
-    const stateful = { group: null, slot: -1, keys: 0, evictions: 0, firedSeq: -1 };
+    const stateful = { slab: null, member: -1, keys: 0, evictions: 0, firedSeq: -1 };
     switch (def.kind) {
       case 'simple': {
         const labels = def.conditions.map((c) => c.label);
@@ -239,25 +241,25 @@ export function compileEvents(
     const rt = built.get(id);
     if (rt !== undefined) runtimes.set(id, rt);
   }
-  const groups = makeGroups(runtimes, previous, options.maxKeysPerEvent);
-  const programs = buildPrograms(defs, runtimes, groups, source);
+  const slabs = makeSlabs(runtimes, previous, options.maxKeysPerEvent);
+  const programs = buildPrograms(defs, runtimes, slabs, source);
   const report: ConfigureReport = {
     compiled: [...runtimes.keys()],
     skipped: [...skipped].map(([id, code]) => ({ id, code })),
   };
-  return { programs, runtimes, groups, report };
+  return { programs, runtimes, slabs, report };
 }
 
 /**
- * One group per trigger object. Counters of events whose signature is unchanged carry over; their
- * states move from the previous groups' entries to the new layout (a group whose members are
- * unchanged is kept as it is).
+ * One slab per trigger object. Counters of events whose signature is unchanged carry over, and so
+ * do their states: a slab whose members are unchanged is kept as it is; otherwise the kept members'
+ * regions and objects are copied, key by key, into the new layout.
  */
-function makeGroups(
+function makeSlabs(
   runtimes: ReadonlyMap<string, Runtime>,
   previous: Previous,
   capacity: number,
-): Map<KeyTarget, ObjectGroup> {
+): Map<KeyTarget, EventSlab> {
   const byObject = new Map<KeyTarget, StatefulRuntime[]>();
   for (const rt of runtimes.values()) {
     if (!isStateful(rt)) continue;
@@ -265,41 +267,64 @@ function makeGroups(
     list.push(rt);
     byObject.set(rt.object, list);
   }
-  const groups = new Map<KeyTarget, ObjectGroup>();
-  for (const [object, members] of byObject) {
-    const old = previous.groups.get(object);
-    // For each member: its slot in the old group when its state carries over, else -1.
+  const slabs = new Map<KeyTarget, EventSlab>();
+  // Events that read every record first: their regions, touched by each record of a key, share cache lines.
+  const rank = (rt: StatefulRuntime): number => (rt.kind === 'cep' ? 2 : rt.trigger === null ? 0 : 1);
+  for (const [object, unordered] of byObject) {
+    const members = [...unordered].sort((a, b) => rank(a) - rank(b));
+    const old = previous.slabs.get(object);
+    // For each member: its place in the old slab when its state carries over, else -1.
     const from = members.map((rt) => {
       const before = previous.runtimes.get(rt.id);
       if (old === undefined || before === undefined || !isStateful(before) || before.sig !== rt.sig) return -1;
+      if (before.slab !== old) return -1;
       rt.firings = before.firings;
       rt.evictions = before.evictions;
       rt.keys = before.keys;
-      return before.group === old ? before.slot : -1;
+      return before.member;
     });
-    members.forEach((rt, i) => {
-      rt.slot = i;
-      if (from[i] === -1) rt.keys = 0;
-    });
+    members.forEach((rt, i) => (rt.member = i));
     const same = old !== undefined && old.members.length === members.length && from.every((f, i) => f === i);
-    const group = same ? old : new ObjectGroup(object, capacity, members);
-    group.members = members;
-    members.forEach((rt) => (rt.group = group));
-    groups.set(object, group);
+    const slab = same ? old : new KeySlab<StatefulRuntime>(object, capacity, members, regionSize, listPools);
+    slab.members = members;
+    members.forEach((rt) => (rt.slab = slab));
+    slabs.set(object, slab);
     if (same || old === undefined || from.every((f) => f === -1)) continue;
-    for (const [key, entry] of old.table.map) {
-      const states: (KeyState | null)[] = from.map((f) => (f === -1 ? null : (entry.states[f] ?? null)));
-      if (states.some((s) => s !== null)) group.table.add(key, new KeyEntry(states));
+    for (const [key, oldSlot] of old.entries()) {
+      let slot = -1;
+      from.forEach((f, m) => {
+        if (f === -1) return;
+        const at = oldSlot * old.stride + old.offsets[f]!;
+        if (old.data[at] === EMPTY) return;
+        if (slot === -1) slot = slab.create(key);
+        const size = regionSize(members[m]!);
+        slab.data.set(old.data.subarray(at, at + size), slot * slab.stride + slab.offsets[m]!);
+        const to = slot * slab.stride + slab.offsets[m]!;
+        const room = old.data[at + RING_ROOM]!;
+        const oldPool = old.pools[f]?.of(room);
+        const pool = slab.pools[m]?.of(room);
+        if (old.data[at] === RING && oldPool && pool) {
+          const index = pool.take();
+          const from = old.data[at + RING_INDEX]! * oldPool.size;
+          pool.data.set(oldPool.data.subarray(from, from + oldPool.size), index * pool.size);
+          slab.data[to + RING_INDEX] = index;
+        }
+        const state = old.objects[f]![oldSlot];
+        if (state !== undefined) {
+          const objects = slab.objects[m]!;
+          while (objects.length <= slot) objects.push(undefined);
+          objects[slot] = state;
+        }
+      });
     }
   }
-  // State of events whose group is gone or that changed goes with the old groups.
-  return groups;
+  return slabs;
 }
 
 function buildPrograms(
   defs: ReadonlyMap<string, EventDefinition>,
   runtimes: ReadonlyMap<string, Runtime>,
-  groups: ReadonlyMap<KeyTarget, ObjectGroup>,
+  slabs: ReadonlyMap<KeyTarget, EventSlab>,
   source: SourceLookup,
 ): Map<string, LogProgram> {
   const keyFieldsOf = new Map<string, Map<string, Partial<Record<KeyTarget, string>>>>();
@@ -342,12 +367,12 @@ function buildPrograms(
     const lookups = new Map<string, KeyLookup>();
     const lookupOf = (rt: StatefulRuntime | CombinedRuntime, object: KeyTarget): KeyLookup | null => {
       const field = keyField(rt.id, log, object);
-      const group = groups.get(object);
-      if (field === null || group === undefined) return null;
+      const slab = slabs.get(object);
+      if (field === null || slab === undefined) return null;
       const id = `${object}\u0000${field}`;
       let lookup = lookups.get(id);
       if (lookup === undefined) {
-        lookup = { group, keyField: field, seq: -1, key: null, entry: undefined };
+        lookup = { slab, keyField: field, seq: -1, key: null, slot: -1 };
         lookups.set(id, lookup);
       }
       return lookup;
@@ -382,7 +407,10 @@ function buildPrograms(
         case 'combined': {
           const def = defs.get(rt.id);
           if (def?.kind !== 'combined') break;
-          const parsed = parseRelation(def.relation, def.members.map((m) => m.label));
+          const parsed = parseRelation(
+            def.relation,
+            def.members.map((m) => m.label),
+          );
           if (!parsed.ok) break;
           const members: PlanMember[] = def.members.map((m) => {
             const member = runtimes.get(m.event);
@@ -414,12 +442,4 @@ function memberRelation(node: RelationNode, index: ReadonlyMap<string, number>) 
     const i = index.get(label) ?? 0;
     return (values) => values[i] === 1;
   });
-}
-
-/** Whether a stateful event's state for the entry says it fired within its window (the latch combined events read). */
-export function latched(rt: StatefulRuntime, entry: KeyEntry, now: number): boolean {
-  const state = entry.states[rt.slot];
-  if (state === null || state === undefined) return false;
-  if (rt.kind === 'cep') return now < (state as { latch: number }).latch;
-  return bucketOf(now, rt.bucketMs) < (state as WindowKey).mute;
 }

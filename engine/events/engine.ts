@@ -1,10 +1,16 @@
-import { advanceRuns, CepKey, type CepMatch } from './cep.ts';
+import { advanceRuns, type CepMatch } from './cep.ts';
 import { compare } from './compare.ts';
-import { compileEvents, latched } from './compile.ts';
+import { compileEvents } from './compile.ts';
 import { explainEvent } from './explain.ts';
-import type { KeyEntry, ObjectGroup } from './groups.ts';
 import { hash53 } from './hash.ts';
-import { isStateful, type KeyLookup, type LogProgram, type Runtime, type StatefulRuntime } from './runtime.ts';
+import {
+  isStateful,
+  type EventSlab,
+  type KeyLookup,
+  type LogProgram,
+  type Runtime,
+  type StatefulRuntime,
+} from './runtime.ts';
 import { restoreState, snapshotState } from './snapshot.ts';
 import type {
   ConfigureReport,
@@ -17,7 +23,18 @@ import type {
   SourceLookup,
 } from './types.ts';
 import { fieldValue, keyOf, metaValue } from './values.ts';
-import { addRecord, bucketOf, WindowKey } from './window.ts';
+import { bucketOf } from './window.ts';
+import {
+  addToSlot,
+  breakRuns,
+  cepKeyAt,
+  fireSlot,
+  hasRuns,
+  latched,
+  muteOf,
+  noteCep,
+  sweepSlab,
+} from './window-slot.ts';
 
 type LogRecord = Readonly<Record<string, unknown>>;
 
@@ -33,17 +50,18 @@ export interface EventEngineOptions {
   exactDistinct?: number;
 }
 
-/** The key of a record for a group, looked up at most once per record. */
+/** The key of a record in a slab, looked up at most once per record. */
 function resolve(lookup: KeyLookup, record: LogRecord, seq: number): void {
   lookup.seq = seq;
   const key = keyOf(record, lookup.keyField);
   lookup.key = key;
-  lookup.entry = key === null ? undefined : lookup.group.table.get(key);
+  lookup.slot = key === null ? -1 : lookup.slab.find(key);
 }
 
-/** The record's entry in a group, made when there is none. */
-function entryOf(lookup: KeyLookup): KeyEntry {
-  return (lookup.entry ??= lookup.group.entry(lookup.key!));
+/** The record's slot in a slab, made when there is none. */
+function slotOf(lookup: KeyLookup): number {
+  if (lookup.slot < 0) lookup.slot = lookup.slab.create(lookup.key!);
+  return lookup.slot;
 }
 
 /**
@@ -55,7 +73,7 @@ export class EventEngine {
   private readonly exactDistinct: number;
   private programs = new Map<string, LogProgram>();
   private runtimes = new Map<string, Runtime>();
-  private groups = new Map<KeyTarget, ObjectGroup>();
+  private slabs = new Map<KeyTarget, EventSlab>();
   private definitions = new Map<string, EventDefinition>();
   /** Engine time (ms): the largest `now` seen, so it never moves back. */
   private clock = 0;
@@ -79,17 +97,17 @@ export class EventEngine {
     return this.failures;
   }
 
-  /** Compiles the enabled events (and simple events they reference); keeps the state of events whose definition did not change. */
+  /** Compiles the enabled events (and the events they refer to); keeps the state of events whose definition did not change. */
   configure(events: readonly EventDefinition[], source: SourceLookup): ConfigureReport {
     const compiled = compileEvents(
       events,
       source,
       { maxKeysPerEvent: this.maxKeysPerEvent, exactDistinct: this.exactDistinct },
-      { runtimes: this.runtimes, groups: this.groups },
+      { runtimes: this.runtimes, slabs: this.slabs },
     );
     this.programs = compiled.programs;
     this.runtimes = compiled.runtimes;
-    this.groups = compiled.groups;
+    this.slabs = compiled.slabs;
     this.definitions = new Map(events.map((e) => [e.id, e]));
     return compiled.report;
   }
@@ -112,11 +130,17 @@ export class EventEngine {
   }
 
   private run(program: LogProgram, record: LogRecord, at: number, seq: number): readonly Firing[] {
-    const plan = program.plan;
-    plan.begin(record, seq);
-    let out: Firing[] | null = null;
-    const log = program.log;
+    program.plan.begin(record, seq);
+    let out = this.simples(program, record, at, null);
+    out = this.windows(program, record, at, seq, out);
+    out = this.sequences(program, record, at, seq, out);
+    out = this.combined(program, record, at, seq, out);
+    return out ?? NO_FIRINGS;
+  }
 
+  /** Enabled simple events: each fires on every record it matches. */
+  private simples(program: LogProgram, record: LogRecord, at: number, out: Firing[] | null): Firing[] | null {
+    const plan = program.plan;
     const outputs = program.outputs;
     for (let i = 0; i < outputs.length; i++) {
       const index = outputs[i]!;
@@ -125,9 +149,31 @@ export class EventEngine {
       rt.firings++;
       const meta: Record<string, string | number> = {};
       for (const field of rt.fields) meta[field] = metaValue(fieldValue(record, field));
-      (out ??= []).push({ eventId: rt.id, eventName: rt.name, kind: 'simple', log, object: null, key: null, at, meta, record });
+      const log = program.log;
+      (out ??= []).push({
+        eventId: rt.id,
+        eventName: rt.name,
+        kind: 'simple',
+        log,
+        object: null,
+        key: null,
+        at,
+        meta,
+        record,
+      });
     }
+    return out;
+  }
 
+  /** Count, distinct and average events: the record joins its key's window, which may fire. */
+  private windows(
+    program: LogProgram,
+    record: LogRecord,
+    at: number,
+    seq: number,
+    out: Firing[] | null,
+  ): Firing[] | null {
+    const plan = program.plan;
     const windows = program.windows;
     for (let w = 0; w < windows.length; w++) {
       const win = windows[w]!;
@@ -146,20 +192,12 @@ export class EventEngine {
         if (text === null) continue;
         value = hash53(text);
       }
-      const states = entryOf(lookup).states;
-      let k = states[rt.slot] as WindowKey | null;
-      if (k === null) {
-        k = new WindowKey();
-        states[rt.slot] = k;
-        rt.keys++;
-      }
+      const slab = lookup.slab;
+      const slot = slotOf(lookup);
       const bucket = bucketOf(at, rt.bucketMs);
-      const stat = addRecord(rt.shape, k, bucket, value);
-      if (bucket < k.mute || !compare(rt.cmp, stat, rt.threshold)) continue;
-      const records = k.total;
-      const approximate = k.hll !== null ? 1 : 0;
-      k.clear();
-      k.mute = bucket + rt.shape.n;
+      const stat = addToSlot(rt, slab, rt.member, slot, bucket, value);
+      if (!compare(rt.cmp, stat, rt.threshold) || bucket < muteOf(slab, rt.member, slot)) continue;
+      const { records, approximate } = fireSlot(slab, rt.member, slot, bucket + rt.shape.n);
       rt.firings++;
       rt.firedSeq = seq;
       if (!rt.enabled) continue;
@@ -176,9 +214,31 @@ export class EventEngine {
       }
       meta.comparator = rt.comparator;
       meta.threshold = rt.threshold;
-      (out ??= []).push({ eventId: rt.id, eventName: rt.name, kind: rt.kind, log, object: rt.object, key, at, meta, record });
+      const log = program.log;
+      (out ??= []).push({
+        eventId: rt.id,
+        eventName: rt.name,
+        kind: rt.kind,
+        log,
+        object: rt.object,
+        key,
+        at,
+        meta,
+        record,
+      });
     }
+    return out;
+  }
 
+  /** CEP events: the record advances its key's runs, which may complete. */
+  private sequences(
+    program: LogProgram,
+    record: LogRecord,
+    at: number,
+    seq: number,
+    out: Firing[] | null,
+  ): Firing[] | null {
+    const plan = program.plan;
     const ceps = program.ceps;
     for (let c = 0; c < ceps.length; c++) {
       const cep = ceps[c]!;
@@ -197,28 +257,50 @@ export class EventEngine {
       if (lookup.seq !== seq) resolve(lookup, record, seq);
       const key = lookup.key;
       if (key === null) continue;
+      const slab = lookup.slab;
+      // Without a run to continue, only a record of the first step does anything: it starts one.
+      if (matches[0] === 0 && (lookup.slot < 0 || !hasRuns(slab, rt.member, lookup.slot))) continue;
       if (!any) {
         // Strict continuity: a record of the key that no step matches breaks its runs.
-        const k = lookup.entry?.states[rt.slot] as CepKey | null | undefined;
-        if (k) k.runs.length = 0;
+        breakRuns(slab, rt.member, lookup.slot);
         continue;
       }
-      const states = entryOf(lookup).states;
-      let k = states[rt.slot] as CepKey | null;
-      if (k === null) {
-        k = new CepKey();
-        states[rt.slot] = k;
-        rt.keys++;
-      }
-      if (!advanceRuns(rt.shape, k, matches, at, this.match)) continue;
-      k.latch = at + rt.windowMs;
+      const slot = slotOf(lookup);
+      const k = cepKeyAt(rt, slab, rt.member, slot, true)!;
+      const fired = advanceRuns(rt.shape, k, matches, at, this.match);
+      if (fired) k.latch = at + rt.windowMs;
+      noteCep(slab, rt.member, slot, k, matches[0] === 1, at);
+      if (!fired) continue;
       rt.firings++;
       rt.firedSeq = seq;
       if (!rt.enabled) continue;
-      const meta = { key, window: rt.windowSeconds, steps: steps.length, matched: this.match.matched, first: this.match.start };
-      (out ??= []).push({ eventId: rt.id, eventName: rt.name, kind: 'cep', log, object: rt.object, key, at, meta, record });
+      const { matched, start } = this.match;
+      const meta = { key, window: rt.windowSeconds, steps: steps.length, matched, first: start };
+      const log = program.log;
+      (out ??= []).push({
+        eventId: rt.id,
+        eventName: rt.name,
+        kind: 'cep',
+        log,
+        object: rt.object,
+        key,
+        at,
+        meta,
+        record,
+      });
     }
+    return out;
+  }
 
+  /** Combined events: fire where the relation holds and a member became true on this record. */
+  private combined(
+    program: LogProgram,
+    record: LogRecord,
+    at: number,
+    seq: number,
+    out: Firing[] | null,
+  ): Firing[] | null {
+    const plan = program.plan;
     const combined = program.combined;
     for (let c = 0; c < combined.length; c++) {
       const cb = combined[c]!;
@@ -232,12 +314,13 @@ export class EventEngine {
         if (hit) became = true;
       }
       if (!became) continue;
+      // Windowed members that did not fire on this record: latched for the record's key?
       for (let i = 0; i < members.length; i++) {
         const m = members[i]!;
         if (values[i] === 1 || m.rt === null || m.lookup === null) continue;
         const lookup = m.lookup;
         if (lookup.seq !== seq) resolve(lookup, record, seq);
-        if (lookup.entry !== undefined && latched(m.rt, lookup.entry, at)) values[i] = 1;
+        if (lookup.slot >= 0 && latched(m.rt, lookup.slab, lookup.slot, at)) values[i] = 1;
       }
       if (!cb.relation(values)) continue;
       const rt = cb.rt;
@@ -249,18 +332,23 @@ export class EventEngine {
       const meta: Record<string, string | number> = { members: labels.join(',') };
       if (key !== null) meta.key = key;
       const object = key === null ? null : rt.object;
+      const log = program.log;
       (out ??= []).push({ eventId: rt.id, eventName: rt.name, kind: 'combined', log, object, key, at, meta, record });
     }
-    return out ?? NO_FIRINGS;
+    return out;
   }
 
   /** Drops expired keys (call every few seconds): windows that hold nothing and are no longer muted or latched. */
   sweep(now: number): void {
     if (now > this.clock && now < MAX_TIME) this.clock = now;
-    for (const group of this.groups.values()) group.sweep(this.clock);
+    for (const slab of this.slabs.values()) sweepSlab(slab, this.clock);
   }
 
-  /** Per compiled event: keys held, keys evicted, times fired (parts that are not enabled included). */
+  /**
+   * Per compiled event: keys held, keys evicted, times fired. Windowed events that are only parts
+   * (not enabled) count their firings too; a simple event that is only a filter counts none (it is
+   * evaluated only when something needs it).
+   */
   stats(): Record<string, EventStats> {
     const out: Record<string, EventStats> = {};
     for (const rt of this.runtimes.values()) {

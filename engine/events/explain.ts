@@ -20,8 +20,8 @@ export function conditionMatches(c: EventConditionInput, value: unknown): boolea
 }
 
 /**
- * Rows for a simple event: one per condition (its label), then the event itself (its id, the
- * relation as value). Labels of parts are prefixed: `<trigger event id>.a`, `<step event id>.a`,
+ * Rows for a simple event: one per condition (its label; the record's value, null when it has
+ * none), then the event itself (its id, the relation as value). Labels of parts are prefixed: `<trigger event id>.a`, `<step event id>.a`,
  * `<member label>.a` (and the member's own row under its label).
  */
 export function explainEvent(
@@ -43,10 +43,11 @@ export function explainEvent(
       const value = fieldValue(record, c.field);
       const matched = conditionMatches(c, value);
       outcome.set(c.label, matched);
-      rows.push({ label: prefix + c.label, field: c.field, value, matched });
+      rows.push({ label: prefix + c.label, field: c.field, value: value === undefined ? null : value, matched });
     }
     const parsed = parseRelation(s.relation, [...outcome.keys()]);
-    const matched = parsed.ok && compileRelation<null>(parsed.value, (label) => () => outcome.get(label) === true)(null);
+    const matched =
+      parsed.ok && compileRelation<null>(parsed.value, (label) => () => outcome.get(label) === true)(null);
     rows.push({ label: prefix === '' ? s.id : prefix.slice(0, -1), field: '', value: s.relation, matched });
     return matched;
   };
@@ -62,7 +63,12 @@ export function explainEvent(
         if (d.kind !== 'count') {
           const value = fieldValue(record, d.field);
           const usable = d.kind === 'average' ? !Number.isNaN(asNumber(value)) : asText(value) !== null;
-          rows.push({ label: `${prefix}field`, field: d.field, value, matched: usable });
+          rows.push({
+            label: `${prefix}field`,
+            field: d.field,
+            value: value === undefined ? null : value,
+            matched: usable,
+          });
         }
         return;
       case 'cep':

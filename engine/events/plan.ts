@@ -1,7 +1,7 @@
 import type { EventConditionInput } from '#engine/shared';
 import { cmpOf, compare, type Cmp } from './compare.ts';
 import type { RelationFn } from './relation.ts';
-import { asNumber, asText, fieldValue } from './values.ts';
+import { asNumber, asText, intelOf } from './values.ts';
 
 type LogRecord = Readonly<Record<string, unknown>>;
 
@@ -58,6 +58,8 @@ export class LogPlan<S = unknown> {
   private condVal = new Uint8Array(0);
   private simpleSeq = new Float64Array(0);
   private simpleVal = new Uint8Array(0);
+  private intelSeq = -1;
+  private intel: Readonly<Record<string, unknown>> | null = null;
 
   constructor(readonly log: string) {}
 
@@ -115,10 +117,6 @@ export class LogPlan<S = unknown> {
     this.simpleVal = new Uint8Array(this.simples.length);
   }
 
-  get conditionCount(): number {
-    return this.conds.length;
-  }
-
   /** Starts a record: stamps from earlier records no longer count. */
   begin(record: LogRecord, seq: number): void {
     this.record = record;
@@ -128,7 +126,7 @@ export class LogPlan<S = unknown> {
   /** A field of the current record as text, or null. */
   text(field: number): string | null {
     if (this.textSeq[field] === this.seq) return this.texts[field]!;
-    const text = asText(fieldValue(this.record, this.fieldNames[field]!));
+    const text = asText(this.value(field));
     this.textSeq[field] = this.seq;
     this.texts[field] = text;
     return text;
@@ -137,10 +135,25 @@ export class LogPlan<S = unknown> {
   /** A field of the current record as a finite number, or NaN. */
   num(field: number): number {
     if (this.numSeq[field] === this.seq) return this.nums[field]!;
-    const n = asNumber(fieldValue(this.record, this.fieldNames[field]!));
+    const n = asNumber(this.value(field));
     this.numSeq[field] = this.seq;
     this.nums[field] = n;
     return n;
+  }
+
+  /**
+   * A field's value: the record's own, else the intelligence sub-field of that name (values.ts'
+   * fieldValue, with the record's `intel` object looked up once per record).
+   */
+  private value(field: number): unknown {
+    const name = this.fieldNames[field]!;
+    const own = this.record[name];
+    if (own !== undefined) return own;
+    if (this.intelSeq !== this.seq) {
+      this.intelSeq = this.seq;
+      this.intel = intelOf(this.record);
+    }
+    return this.intel === null ? undefined : this.intel[name];
   }
 
   /** The outcome of a condition for the current record. */

@@ -50,7 +50,9 @@ class Parser {
       this.at++;
       operands.push(this.and());
     }
-    return operands.length === 1 ? first : { kind: 'or', operands: operands.flatMap((o) => (o.kind === 'or' ? o.operands : [o])) };
+    return operands.length === 1
+      ? first
+      : { kind: 'or', operands: operands.flatMap((o) => (o.kind === 'or' ? o.operands : [o])) };
   }
 
   private and(): RelationNode {
@@ -60,7 +62,9 @@ class Parser {
       this.at++;
       operands.push(this.not());
     }
-    return operands.length === 1 ? first : { kind: 'and', operands: operands.flatMap((o) => (o.kind === 'and' ? o.operands : [o])) };
+    return operands.length === 1
+      ? first
+      : { kind: 'and', operands: operands.flatMap((o) => (o.kind === 'and' ? o.operands : [o])) };
   }
 
   private not(): RelationNode {
@@ -129,7 +133,10 @@ class Parser {
  */
 export function parseRelationSyntax(text: string, path = 'relation'): RelationResult {
   if (typeof text !== 'string' || text.trim() === '')
-    return { ok: false, problem: { path, code: 'relation_empty', message: 'The relation is empty: write at least one label.' } };
+    return {
+      ok: false,
+      problem: { path, code: 'relation_empty', message: 'The relation is empty: write at least one label.' },
+    };
   if (text.length > EVENT_LIMITS.relation)
     return {
       ok: false,

@@ -1,9 +1,9 @@
 import type { EventConditionInput } from '#engine/shared';
 import type { CepShape } from './cep.ts';
 import type { Cmp } from './compare.ts';
-import type { KeyEntry, ObjectGroup } from './groups.ts';
 import type { LogPlan } from './plan.ts';
 import type { RelationFn } from './relation.ts';
+import type { KeySlab } from './slab.ts';
 import type { KeyTarget } from './types.ts';
 import type { WindowShape } from './window.ts';
 
@@ -30,9 +30,9 @@ interface StatefulBase extends RuntimeBase {
   object: KeyTarget;
   windowSeconds: number;
   windowMs: number;
-  /** The group of its trigger object and its place in the group's entries (set when groups are made). */
-  group: ObjectGroup | null;
-  slot: number;
+  /** The slab of its trigger object and its place among the slab's members (set when slabs are made). */
+  slab: EventSlab | null;
+  member: number;
   keys: number;
   evictions: number;
   /** The record sequence number it last fired on (combined events read it). */
@@ -67,18 +67,21 @@ export interface CombinedRuntime extends RuntimeBase {
 export type Runtime = SimpleRuntime | WindowRuntime | CepRuntime | CombinedRuntime;
 export type StatefulRuntime = WindowRuntime | CepRuntime;
 
+/** The slab of the stateful events that group by one trigger object. */
+export type EventSlab = KeySlab<StatefulRuntime>;
+
 export const isStateful = (rt: Runtime): rt is StatefulRuntime => rt.kind !== 'simple' && rt.kind !== 'combined';
 
 /**
- * A record's key and key entry for one group, looked up once per record however many events of the
- * group read it (`seq` says which record `key` and `entry` belong to).
+ * A record's key and slot in one slab, looked up once per record however many events of the slab
+ * read it (`seq` says which record `key` and `slot` belong to; slot -1: the key has none yet).
  */
 export interface KeyLookup {
-  group: ObjectGroup;
+  slab: EventSlab;
   keyField: string;
   seq: number;
   key: string | null;
-  entry: KeyEntry | undefined;
+  slot: number;
 }
 
 export interface PlanWindow {

@@ -3,6 +3,7 @@ import type { Runtime, StatefulRuntime, WindowRuntime } from './runtime.ts';
 import { SlidingHll } from './sliding-hll.ts';
 import type { RestoreReport } from './types.ts';
 import { distinctEntries, MAX_BUCKETS, rememberAll, WindowKey } from './window.ts';
+import { cepKeyAt, storeState, windowKeyAt } from './window-slot.ts';
 
 /**
  * The snapshot format (version 1), JSON:
@@ -26,11 +27,12 @@ const unfinite = (n: number): number => (n <= NONE ? -Infinity : n);
 export function snapshotState(clock: number, runtimes: readonly StatefulRuntime[]): string {
   const events = runtimes.map((rt) => {
     const keys: (WindowEntry | CepEntry)[] = [];
-    const group = rt.group;
-    if (group !== null) {
-      for (const [key, entry] of group.table.map) {
-        const state = entry.states[rt.slot];
-        if (state === null || state === undefined) continue;
+    const slab = rt.slab;
+    if (slab !== null) {
+      for (const [key, slot] of slab.entries()) {
+        const state =
+          rt.kind === 'cep' ? cepKeyAt(rt, slab, rt.member, slot, false) : windowKeyAt(rt.shape, slab, rt.member, slot);
+        if (state === null) continue;
         if (state instanceof CepKey) keys.push([key, state.latch, state.runs]);
         else {
           let values: number[] | null = null;
@@ -71,7 +73,7 @@ export function restoreState(
       rt === undefined ||
       rt.kind === 'simple' ||
       rt.kind === 'combined' ||
-      rt.group === null ||
+      rt.slab === null ||
       rt.sig !== event.sig ||
       rt.kind !== event.kind
     ) {
@@ -83,9 +85,9 @@ export function restoreState(
       if (!Array.isArray(item) || typeof item[0] !== 'string' || item[0] === '') continue;
       const state = rt.kind === 'cep' ? cepKey(item, rt.shape.mins.length) : windowKey(item, rt);
       if (state === null) continue;
-      const states = rt.group.entry(item[0]).states;
-      if (states[rt.slot] === null) rt.keys++;
-      states[rt.slot] = state;
+      const slab = rt.slab;
+      const slot = slab.create(item[0]);
+      storeState(rt, slab, rt.member, slot, state);
       report.keys++;
     }
   }

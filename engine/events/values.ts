@@ -10,11 +10,16 @@ type LogRecord = Readonly<Record<string, unknown>>;
 export function fieldValue(record: LogRecord, field: string): unknown {
   const value = record[field];
   if (value !== undefined) return value;
+  const intel = intelOf(record);
+  return intel === null ? undefined : intel[field];
+}
+
+/** A record's `_intelligence_result.intel` object, or null. */
+export function intelOf(record: LogRecord): Readonly<Record<string, unknown>> | null {
   const result = record._intelligence_result;
-  if (typeof result !== 'object' || result === null) return undefined;
+  if (typeof result !== 'object' || result === null) return null;
   const intel = (result as { intel?: unknown }).intel;
-  if (typeof intel !== 'object' || intel === null) return undefined;
-  return (intel as Record<string, unknown>)[field];
+  return typeof intel === 'object' && intel !== null ? (intel as Record<string, unknown>) : null;
 }
 
 /** A value as text for string matching: strings as they are, numbers and booleans written out, anything else null. */
@@ -34,7 +39,7 @@ export function asNumber(value: unknown): number {
 }
 
 /** Longer trigger-object values are kept as a prefix and a hash, so a key's memory stays bounded. */
-export const MAX_KEY_LENGTH = 256;
+const MAX_KEY_LENGTH = 256;
 
 /** A trigger-object value as a key: non-empty text or a finite number; null when the record has none. */
 export function keyOf(record: LogRecord, field: string): string | null {

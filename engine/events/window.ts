@@ -7,7 +7,7 @@ export const MAX_BUCKETS = 64;
 const SMALL_SET = 16;
 /**
  * Bucket numbers count from 2024-01-01 rather than 1970, so for today's times they stay small
- * integers V8 keeps unboxed (a key's fields and bucket lists then hold no heap numbers).
+ * integers V8 keeps unboxed in the object form's lists.
  */
 const EPOCH_MS = Date.UTC(2024, 0, 1);
 
@@ -22,10 +22,11 @@ export const bucketOf = (now: number, bucketMs: number): number => Math.floor((n
 export type WindowKind = 'count' | 'distinct' | 'average';
 
 /**
- * The state of one (event, key) for count, distinct and average events. `buckets` is a flat list of
- * the non-empty buckets in the window, oldest first: `[bucket, count]` pairs (count; for distinct,
- * the count of values last seen in that bucket) or `[bucket, count, sum]` triples (average). A key
- * that saw one record holds a two-number list.
+ * The object form of one (event, key) of a count, distinct or average event: what a busy distinct
+ * key holds (the slab's regions hold the others, window-slot.ts), and every key in a snapshot.
+ * `buckets` is a flat list of the non-empty buckets in the window, oldest first: `[bucket, count]`
+ * pairs (count; for distinct, the count of values last seen in that bucket) or `[bucket, count,
+ * sum]` triples (average).
  */
 export class WindowKey {
   /** The first bucket in which the key may fire again (fired keys are muted for a window; the latch of combined events). */
@@ -205,7 +206,3 @@ function toHll(shape: WindowShape, k: WindowKey, bucket: number): number {
   k.total = 0;
   return Math.round(hll.estimate(bucket));
 }
-
-/** Whether a key holds nothing that matters at `bucket`: its window is empty and it is not muted. */
-export const windowKeyExpired = (shape: WindowShape, k: WindowKey, bucket: number): boolean =>
-  k.last <= bucket - shape.n && bucket >= k.mute;

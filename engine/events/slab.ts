@@ -1,0 +1,328 @@
+import type { KeyTarget } from './types.ts';
+
+/** What a slab needs of its members: their key and eviction counters. */
+export interface SlabMember {
+  keys: number;
+  evictions: number;
+}
+
+/** A member's region in a slot: its first number says what the member holds for the key. */
+export const EMPTY = 0;
+/** The state is in the region itself (small keys: the common case). */
+export const INLINE = 1;
+/** The state is an object in `objects[member][slot]` (distinct keys past the inline capacity, CEP runs). */
+export const OBJECT = 2;
+/** The state is a ring of per-bucket numbers in the member's pool (count and average keys past the inline capacity). */
+export const RING = 3;
+
+/**
+ * Fixed-size blocks of numbers (one per key that needs one) in one growing Float64Array, with a
+ * free list: a busy key's window is one more cache line away, with no object to collect.
+ */
+export class RingPool {
+  data: Float64Array;
+  private readonly free: number[] = [];
+  private used = 0;
+
+  constructor(readonly size: number) {
+    this.data = new Float64Array(size * 64);
+  }
+
+  /** A zeroed block; returns its index. May move `data`. */
+  take(): number {
+    const reused = this.free.pop();
+    if (reused !== undefined) return reused;
+    if ((this.used + 1) * this.size > this.data.length) {
+      const data = new Float64Array(this.data.length * 2);
+      data.set(this.data);
+      this.data = data;
+    }
+    return this.used++;
+  }
+
+  give(index: number): void {
+    this.data.fill(0, index * this.size, (index + 1) * this.size);
+    this.free.push(index);
+  }
+}
+
+/** Entries a key's bucket list has room for at first; a list that needs more moves to one with room for the whole window. */
+export const SMALL_LIST = 16;
+
+/** A count or average member's bucket lists: `step` numbers an entry, small ones first, then room for `room` (the window's buckets). */
+export class ListPools {
+  readonly small: RingPool;
+  readonly large: RingPool;
+
+  constructor(
+    readonly step: number,
+    readonly room: number,
+  ) {
+    this.small = new RingPool(step * Math.min(room, SMALL_LIST));
+    this.large = room > SMALL_LIST ? new RingPool(step * room) : this.small;
+  }
+
+  /** The pool of lists with room for `room` entries. */
+  of(room: number): RingPool {
+    return room > SMALL_LIST ? this.large : this.small;
+  }
+}
+
+const INITIAL_SLOTS = 1024;
+/** Where a region in RING mode keeps its list's index in its pool, and the list's room. */
+export const RING_INDEX = 4;
+export const RING_ROOM = 8;
+
+/**
+ * The stateful events that group records by one trigger object (ip, device, ...) share one slab: a
+ * key -> slot table, and for each slot one contiguous block of numbers holding every member's state
+ * side by side (`stride` numbers, the member's region at `offsets[member]`). A record then costs one
+ * key lookup per trigger object, and its states sit in a few adjacent cache lines instead of behind
+ * three or four pointers per event. A state too large for its region moves to a ring or an object.
+ *
+ * The key table is open addressing over typed arrays (linear probing, backward-shift deletion) with
+ * the keys' 32-bit hashes beside the slots, so a lookup is one probe and one string comparison
+ * (a JavaScript Map measured twice as slow here on fresh strings, and its delete + set to keep
+ * recency costs two more). Recency is a doubly linked list of slots; a key is moved to its young end
+ * only when touched in the older half, so a hot key costs no list update, and a key touched within
+ * the last `capacity / 2` additions is never evicted (approximate LRU, as engine/shared's Lru). At
+ * most `capacity` keys (maxKeysPerEvent) are held, so no member holds more; evicting a key evicts
+ * it for every member (counted per member).
+ */
+export class KeySlab<M extends SlabMember> {
+  /** The key of each slot ('' when free). */
+  readonly keyOf: string[] = [];
+  data: Float64Array;
+  readonly objects: unknown[][];
+  /** Per member: its bucket lists (count and average events), else null. */
+  readonly pools: (ListPools | null)[];
+  readonly offsets: Int32Array;
+  readonly stride: number;
+  private stamps: Float64Array;
+  private older: Int32Array;
+  private younger: Int32Array;
+  /** Oldest and youngest slot (-1: none). */
+  private oldest = -1;
+  private youngest = -1;
+  /** Open-addressing table: slot + 1 (0 = empty) and the key's hash. */
+  private table: Int32Array;
+  private hashes: Int32Array;
+  private mask: number;
+  private count = 0;
+  private readonly free: number[] = [];
+  private seq = 0;
+  private readonly half: number;
+
+  constructor(
+    readonly object: KeyTarget,
+    readonly capacity: number,
+    public members: M[],
+    regionSize: (member: M) => number,
+    listPools: (member: M) => ListPools | null,
+  ) {
+    this.half = Math.max(1, Math.floor(capacity / 2));
+    this.offsets = new Int32Array(members.length);
+    let stride = 0;
+    members.forEach((rt, i) => {
+      this.offsets[i] = stride;
+      stride += regionSize(rt);
+    });
+    this.stride = stride;
+    const slots = Math.min(INITIAL_SLOTS, capacity);
+    this.data = new Float64Array(slots * stride);
+    this.stamps = new Float64Array(slots);
+    this.older = new Int32Array(slots);
+    this.younger = new Int32Array(slots);
+    this.table = new Int32Array(tableSize(slots));
+    this.hashes = new Int32Array(this.table.length);
+    this.mask = this.table.length - 1;
+    this.objects = members.map(() => []);
+    this.pools = members.map(listPools);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Every key and its slot, least recently used first. */
+  *entries(): IterableIterator<[string, number]> {
+    for (let slot = this.oldest; slot !== -1; slot = this.younger[slot]!) yield [this.keyOf[slot]!, slot];
+  }
+
+  /** The slot of `key`, touched (recently used); -1 when the key has none. */
+  find(key: string): number {
+    const slot = this.lookup(key, hashKey(key));
+    if (slot !== -1 && this.seq - this.stamps[slot]! > this.half) {
+      this.unlink(slot);
+      this.link(slot);
+    }
+    return slot;
+  }
+
+  /** The slot of `key`, made (empty) when it has none, evicting the least recently used key when full. May move `data`. */
+  create(key: string): number {
+    const existing = this.lookup(key, hashKey(key));
+    if (existing !== -1) return existing;
+    while (this.count >= this.capacity && this.oldest !== -1) this.release(this.oldest, true);
+    let slot = this.free.pop();
+    if (slot === undefined) {
+      slot = this.keyOf.length;
+      if (slot >= this.stamps.length) this.grow();
+      this.keyOf.push(key);
+    } else this.keyOf[slot] = key;
+    const hash = hashKey(key);
+    let p = hash & this.mask;
+    while (this.table[p] !== 0) p = (p + 1) & this.mask;
+    this.table[p] = slot + 1;
+    this.hashes[p] = hash;
+    this.count++;
+    this.link(slot);
+    return slot;
+  }
+
+  /** Drops a slot and its key; counted as an eviction for the members that held state. */
+  release(slot: number, evicted: boolean): void {
+    const key = this.keyOf[slot];
+    if (key === undefined || key === '') return;
+    const data = this.data;
+    const base = slot * this.stride;
+    for (let m = 0; m < this.members.length; m++) {
+      if (data[base + this.offsets[m]!] === EMPTY) continue;
+      const rt = this.members[m]!;
+      rt.keys--;
+      if (evicted) rt.evictions++;
+      this.clearMember(m, slot);
+    }
+    this.remove(key, slot);
+    this.unlink(slot);
+    this.keyOf[slot] = '';
+    this.count--;
+    this.free.push(slot);
+  }
+
+  /** Empties one member's region of a slot (the caller counts the key). */
+  clearMember(member: number, slot: number): void {
+    const at = slot * this.stride + this.offsets[member]!;
+    if (this.data[at] === RING) this.pools[member]!.of(this.data[at + RING_ROOM]!).give(this.data[at + RING_INDEX]!);
+    this.data.fill(0, at, at + this.regionEnd(member));
+    const objects = this.objects[member]!;
+    if (slot < objects.length) objects[slot] = undefined;
+  }
+
+  /** Whether a slot holds no state for any member. */
+  emptySlot(slot: number): boolean {
+    const base = slot * this.stride;
+    for (let m = 0; m < this.members.length; m++) if (this.data[base + this.offsets[m]!] !== EMPTY) return false;
+    return true;
+  }
+
+  private regionEnd(member: number): number {
+    const next = member + 1 < this.members.length ? this.offsets[member + 1]! : this.stride;
+    return next - this.offsets[member]!;
+  }
+
+  private lookup(key: string, hash: number): number {
+    const table = this.table;
+    const mask = this.mask;
+    let p = hash & mask;
+    for (;;) {
+      const entry = table[p]!;
+      if (entry === 0) return -1;
+      if (this.hashes[p] === hash && this.keyOf[entry - 1] === key) return entry - 1;
+      p = (p + 1) & mask;
+    }
+  }
+
+  /** Takes a slot out of the table, shifting back the entries after it that probed past it. */
+  private remove(key: string, slot: number): void {
+    const table = this.table;
+    const mask = this.mask;
+    let p = hashKey(key) & mask;
+    while (table[p] !== slot + 1) {
+      if (table[p] === 0) return;
+      p = (p + 1) & mask;
+    }
+    let hole = p;
+    for (let q = (p + 1) & mask; table[q] !== 0; q = (q + 1) & mask) {
+      const home = this.hashes[q]! & mask;
+      // The entry at q may fill the hole unless its home lies cyclically in (hole, q].
+      if (((q - home) & mask) >= ((q - hole) & mask)) {
+        table[hole] = table[q]!;
+        this.hashes[hole] = this.hashes[q]!;
+        hole = q;
+      }
+    }
+    table[hole] = 0;
+  }
+
+  /** Makes a slot the youngest. */
+  private link(slot: number): void {
+    this.stamps[slot] = ++this.seq;
+    this.older[slot] = this.youngest;
+    this.younger[slot] = -1;
+    if (this.youngest !== -1) this.younger[this.youngest] = slot;
+    else this.oldest = slot;
+    this.youngest = slot;
+  }
+
+  private unlink(slot: number): void {
+    const older = this.older[slot]!;
+    const younger = this.younger[slot]!;
+    if (older !== -1) this.younger[older] = younger;
+    else this.oldest = younger;
+    if (younger !== -1) this.older[younger] = older;
+    else this.youngest = older;
+  }
+
+  private grow(): void {
+    const slots = Math.min(this.capacity, this.stamps.length * 2);
+    const data = new Float64Array(slots * this.stride);
+    data.set(this.data);
+    this.data = data;
+    for (const name of ['stamps'] as const) {
+      const next = new Float64Array(slots);
+      next.set(this[name]);
+      this[name] = next;
+    }
+    for (const name of ['older', 'younger'] as const) {
+      const next = new Int32Array(slots);
+      next.set(this[name]);
+      this[name] = next;
+    }
+    if (tableSize(slots) > this.table.length) this.rehash(tableSize(slots));
+  }
+
+  private rehash(size: number): void {
+    const table = new Int32Array(size);
+    const hashes = new Int32Array(size);
+    const mask = size - 1;
+    for (let p = 0; p < this.table.length; p++) {
+      const entry = this.table[p]!;
+      if (entry === 0) continue;
+      let q = this.hashes[p]! & mask;
+      while (table[q] !== 0) q = (q + 1) & mask;
+      table[q] = entry;
+      hashes[q] = this.hashes[p]!;
+    }
+    this.table = table;
+    this.hashes = hashes;
+    this.mask = mask;
+  }
+}
+
+/** The table for `slots` slots: a power of two at least twice as large (at most half full). */
+function tableSize(slots: number): number {
+  let size = 16;
+  while (size < slots * 2) size *= 2;
+  return size;
+}
+
+/** FNV-1a over the UTF-16 code units, finished with MurmurHash3's avalanche step. */
+function hashKey(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h | 0;
+}
