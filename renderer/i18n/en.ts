@@ -6,12 +6,16 @@ import { logsEn } from './logs.en.ts';
 import { engineDetailsEn } from './engine-details.en.ts';
 import { logConfigsEn } from './log-configs.en.ts';
 import { eventsEn } from './events.en.ts';
+import { overviewEn } from './overview.en.ts';
+import { ipListsEn } from './ip-lists.en.ts';
 
 export const en = {
   ...logsEn,
   ...engineDetailsEn,
   ...logConfigsEn,
   ...eventsEn,
+  ...overviewEn,
+  ...ipListsEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

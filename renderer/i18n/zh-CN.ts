@@ -4,12 +4,16 @@ import { logsZhCN } from './logs.zh-CN.ts';
 import { engineDetailsZhCN } from './engine-details.zh-CN.ts';
 import { logConfigsZhCN } from './log-configs.zh-CN.ts';
 import { eventsZhCN } from './events.zh-CN.ts';
+import { overviewZhCN } from './overview.zh-CN.ts';
+import { ipListsZhCN } from './ip-lists.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
   ...engineDetailsZhCN,
   ...logConfigsZhCN,
   ...eventsZhCN,
+  ...overviewZhCN,
+  ...ipListsZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',

@@ -122,6 +122,9 @@ describe('the console in Simplified Chinese', () => {
     await check('system version dialog');
     await closeDialog();
 
+    await visit('/overview');
+    await page.locator('#overview-range').selectOption('custom');
+    await check('/overview with a custom range');
     await visit('/account');
     // The theme chosen in the top bar holds over the system's light scheme, across a reload.
     expect(await page.locator('html').getAttribute('theme')).toBe('g100');
@@ -313,6 +316,12 @@ describe('the console in Simplified Chinese', () => {
     await page.locator('label[for="rule-action-none"]').click();
     await page.getByRole('button', { name: zhCN['eventRules.form.submitNew'] }).click();
     await check('event rule dialog with problems');
+    await page.locator('#rule-emails').fill('soc@example.com\nnot-an-address');
+    await page.locator('label[for="rule-webhook-on"]').last().click();
+    await page.locator('label[for="rule-syslog-on"]').last().click();
+    await page.getByRole('button', { name: zhCN['eventRules.form.submitNew'] }).click();
+    await page.locator('#rule-webhook-url').waitFor();
+    await check('event rule dialog with notification problems');
     await closeDialog();
     await apiPost('/bans', { siteId, object: 'ip', value: '203.0.113.7', durationSeconds: 3600, reason: '扫描' });
     await visit('/rules/bans');
@@ -323,6 +332,11 @@ describe('the console in Simplified Chinese', () => {
     await check('lift ban dialog');
     await closeDialog();
     await visit('/rules/bans?object=device', '/rules/bans filtered to nothing');
+    await visit('/rules/ip-lists');
+    await page.locator('#ip-list-block').fill('203.0.113.7\nnot-an-ip');
+    await page.getByTestId('save-ip-lists').click();
+    await page.getByTestId('lines-error').waitFor();
+    await check('/rules/ip-lists with a bad line');
 
     await visit('/no-such-page');
 
@@ -410,6 +424,7 @@ describe('the console of edition A in Simplified Chinese', () => {
 
     for (const path of [
       '/',
+      '/overview',
       '/account',
       '/enterprise/info',
       '/enterprise/accounts',
@@ -421,6 +436,7 @@ describe('the console of edition A in Simplified Chinese', () => {
       `/rules?site=${id}`,
       `/rules?site=${id}&tab=events`,
       '/rules/bans',
+      '/rules/ip-lists',
       '/config/events',
       '/config/events/new',
       `/logs/search?log=${encodeURIComponent(`access:${id}`)}`,

@@ -1,4 +1,4 @@
-/** Hands a downloaded file to the browser under the engine's file name. */
+/** Hands a file to the browser as a download under the given name. */
 export function saveBlob(blob: Blob, fileName: string): void {
   const url = URL.createObjectURL(blob);
   const link = document.createElement('a');
