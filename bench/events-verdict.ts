@@ -7,34 +7,23 @@
  * answer PASS after a full lookup.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenService } from '#engine/probe';
 import { systemClock } from '#engine/shared';
 import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
-import { startEngineProcess } from './support.ts';
+import { p99AtRate, startEngineProcess } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RATE = Number(process.env.BENCH_EVENTS_VERDICT_RATE ?? 2000);
 
-function heyBinary(): string {
-  const bin = join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'hey');
-  if (!existsSync(bin)) execFileSync('go', ['install', 'github.com/rakyll/hey@latest'], { stdio: 'ignore' });
-  return bin;
-}
-
-function p99AtRate(url: string, headers: Record<string, string>): number {
-  const connections = 8;
-  const args = ['-z', `${SECONDS}s`, '-c', String(connections), '-q', String(Math.round(RATE / connections))];
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}:${value}`);
-  const out = execFileSync(heyBinary(), [...args, url], { encoding: 'utf8' });
-  const match = /99%+ in ([\d.]+) secs/.exec(out);
-  if (!match) throw new Error(`hey printed no 99th percentile:\n${out}`);
-  if (!/\[204\]/.test(out)) throw new Error(`the verdicts did not pass:\n${out}`);
-  return Number(match[1]) * 1000;
+/** The 99th percentile at RATE (hey), checking that the verdicts passed. */
+function p99(url: string, headers: Record<string, string>): number {
+  const { p99ms, report } = p99AtRate(url, headers, { rate: RATE, seconds: SECONDS });
+  if (!/\[204\]/.test(report)) throw new Error(`the verdicts did not pass:\n${report}`);
+  return p99ms;
 }
 
 export async function verdictP99WithBans(bans = 100_000): Promise<{ none: number; withBans: number }> {
@@ -84,8 +73,8 @@ export async function verdictP99WithBans(bans = 100_000): Promise<{ none: number
       cookie: `rampart_token=${token}`,
     };
     const url = `http://${env.RAMPART_GATEWAY_HOST}:${env.RAMPART_GATEWAY_PORT}/_rampart/verdict`;
-    p99AtRate(url, headers); // warm-up
-    const none = p99AtRate(url, headers);
+    p99(url, headers); // warm-up
+    const none = p99(url, headers);
     await engine.stop();
 
     const now = Date.now();
@@ -115,8 +104,8 @@ export async function verdictP99WithBans(bans = 100_000): Promise<{ none: number
     await loaded.signIn('bench@example.com', 'Kettle#Blue7');
     const count = await loaded.request<{ total: number }>('GET', '/bans?limit=1');
     if (count.body.total !== bans) throw new Error(`the engine loaded ${count.body.total} bans, not ${bans}`);
-    p99AtRate(url, headers); // warm-up
-    const withBans = p99AtRate(url, headers);
+    p99(url, headers); // warm-up
+    const withBans = p99(url, headers);
     return { none, withBans };
   } finally {
     await engine.stop().catch(() => undefined);

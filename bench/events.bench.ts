@@ -21,6 +21,8 @@
  */
 import { EventEngine, type EventDefinition, type SourceInfo } from '#engine/events';
 import type { EventConditionInput } from '#engine/shared';
+import { accessLogConfig } from '#engine/config-store';
+import { sourceInfo } from '#engine/rules';
 import { line } from './support.ts';
 import { verdictP99WithBans } from './events-verdict.ts';
 
@@ -35,36 +37,10 @@ const SWEEP_MS = 5_000;
 const START = Date.UTC(2026, 0, 1);
 
 const LOG = 'access:site-bench';
+// The access log configuration of the bench site, as the engine makes it for a site.
 const ACCESS: SourceInfo = {
+  ...sourceInfo(accessLogConfig('access-bench', 'bench access log', 'site-bench', 0)),
   log: LOG,
-  keyFields: { ip: 'src_ip', device: 'fingerprint' },
-  fields: [
-    'log_id',
-    'site_id',
-    'hostname',
-    'scheme',
-    'request',
-    'src_ip',
-    'x_forwarded_for',
-    'user_agent',
-    'referrer',
-    'status',
-    'body_bytes_sent',
-    'request_time',
-    'guard_status',
-    'action',
-    'list_result',
-    'fingerprint',
-    'waf_triggered_rules',
-    'waf_triggered_categories',
-    'waf_triggered_score',
-    'source_type',
-    'ip_country',
-    'ip_asn',
-    'ip_classification',
-    'ip_data_center_name',
-    'ua_family',
-  ],
 };
 const source = (id: string): SourceInfo | undefined => (id === 'access-bench' ? ACCESS : undefined);
 

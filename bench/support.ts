@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { fork, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
 
 const TICKS = 100; // USER_HZ on Linux
@@ -60,4 +61,36 @@ export async function startEngineProcess(env: Record<string, string>): Promise<S
 
 export function line(name: string, value: number, unit: string, digits = 0): void {
   console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
+}
+
+/**
+ * Latency at a fixed rate, measured with hey (Go; fetched from the Go module proxy on first use): an
+ * open-loop generator with few keep-alive connections, as nginx's pool to Rampart behaves. Returns
+ * the 99th percentile in ms and hey's report.
+ */
+export function p99AtRate(
+  url: string,
+  headers: Record<string, string>,
+  options: { rate: number; seconds: number; connections?: number },
+): { p99ms: number; report: string } {
+  const connections = options.connections ?? 8;
+  const args = [
+    '-z',
+    `${options.seconds}s`,
+    '-c',
+    String(connections),
+    '-q',
+    String(Math.max(1, Math.round(options.rate / connections))),
+  ];
+  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}:${value}`);
+  const report = execFileSync(heyBinary(), [...args, url], { encoding: 'utf8' });
+  const match = /99%+ in ([\d.]+) secs/.exec(report);
+  if (!match) throw new Error(`hey printed no 99th percentile:\n${report}`);
+  return { p99ms: Number(match[1]) * 1000, report };
+}
+
+function heyBinary(): string {
+  const bin = join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'hey');
+  if (!existsSync(bin)) execFileSync('go', ['install', 'github.com/rakyll/hey@latest'], { stdio: 'ignore' });
+  return bin;
 }

@@ -23,8 +23,6 @@
  * that compiled rules after a write would stall for 150-250 ms per combination here.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,7 +32,7 @@ import { systemClock } from '#engine/shared';
 import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
-import { cpuSeconds, childPids, startEngineProcess, line } from './support.ts';
+import { cpuSeconds, childPids, startEngineProcess, line, p99AtRate as heyP99 } from './support.ts';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 32;
@@ -67,31 +65,9 @@ async function load(url: string, headers: Record<string, string>, pids: number[]
   };
 }
 
-/**
- * Latency at a fixed rate, measured with hey (Go; fetched from the Go module proxy on first use):
- * an open-loop generator with few connections, as nginx's keep-alive pool to Rampart behaves.
- */
-function heyBinary(): string {
-  const bin = join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'hey');
-  if (!existsSync(bin)) execFileSync('go', ['install', 'github.com/rakyll/hey@latest'], { stdio: 'ignore' });
-  return bin;
-}
-
-function p99AtRate(url: string, headers: Record<string, string>, rate: number, connections = 8): number {
-  const args = [
-    '-z',
-    `${DURATION}s`,
-    '-c',
-    String(connections),
-    '-q',
-    String(Math.max(1, Math.round(rate / connections))),
-  ];
-  for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}:${value}`);
-  const out = execFileSync(heyBinary(), [...args, url], { encoding: 'utf8' });
-  const match = /99%+ in ([\d.]+) secs/.exec(out);
-  if (!match) throw new Error(`hey printed no 99th percentile:\n${out}`);
-  return Number(match[1]) * 1000;
-}
+/** The 99th percentile at a fixed rate (hey), in ms. */
+const p99AtRate = (url: string, headers: Record<string, string>, rate: number, connections = 8): number =>
+  heyP99(url, headers, { rate, seconds: DURATION, connections }).p99ms;
 
 const dir = await mkdtemp(join(tmpdir(), 'rampart-bench-verdict-'));
 if (!process.env.BENCH_NO_BUILD) execFileSync(process.execPath, ['scripts/build-engine.mjs'], { stdio: 'ignore' });

@@ -72,78 +72,27 @@ export interface Summary {
   approximate: boolean;
 }
 
-/** Counts by dimension tuple over a range, exact at the edges (partial minutes read from records). */
-async function dimsCounts(
+/**
+ * Every count of a log over a range by dimension tuple, each with its time: whole minutes from the
+ * minute roll-ups (at the minute's start), the partial minutes at the edges from their records (at
+ * the record's time), so the sum is what a search of the range finds.
+ */
+async function overRange(
   store: OverviewStore,
   log: string,
   range: { from: number; to: number },
-): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  const add = (key: string, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
+  visit: (time: number, dimsKey: string, n: number) => void,
+): Promise<void> {
   const firstMinute = Math.ceil(range.from / MINUTE) * MINUTE;
   const lastMinute = Math.floor(range.to / MINUTE) * MINUTE;
+  const edges: [number, number][] = [[range.from, range.to]];
   if (firstMinute < lastMinute) {
     for await (const minute of store.rollups(log, { from: firstMinute, to: lastMinute })) {
       if (minute.minute < firstMinute || minute.minute >= lastMinute) continue;
-      for (const [key, n] of Object.entries(minute.counts)) add(key, n);
+      for (const [key, n] of Object.entries(minute.counts)) visit(minute.minute, key, n);
     }
-    await edge(store, log, range.from, firstMinute, add);
-    await edge(store, log, lastMinute, range.to, add);
-  } else await edge(store, log, range.from, range.to, add);
-  return counts;
-}
-
-async function edge(
-  store: OverviewStore,
-  log: string,
-  from: number,
-  to: number,
-  add: (key: string, n: number) => void,
-): Promise<void> {
-  if (from >= to) return;
-  for await (const block of store.blocks(log, { from, to, oldestFirst: true })) {
-    for (let row = 0; row < block.lines.length; row++) {
-      const record = block.record(row);
-      if (record === undefined || typeof record._timestamp !== 'number') continue;
-      if (record._timestamp < from || record._timestamp >= to) continue;
-      add(rollupDimsKey(log, record), 1);
-    }
+    edges.splice(0, 1, [range.from, firstMinute], [lastMinute, range.to]);
   }
-}
-
-/** Per-minute counts of a log in buckets of `size` ms over a range (edges exact), by dimension tuple. */
-async function bucketed(
-  store: OverviewStore,
-  log: string,
-  range: { from: number; to: number },
-  size: number,
-  visit: (bucket: number, dims: RollupDims, n: number) => void,
-): Promise<void> {
-  // Buckets sit on the size's grid (whole minutes, hours...), so a minute's roll-up is in one bucket;
-  // the first and last may be partial.
-  const bucketOf = (time: number) => Math.floor(time / size) * size;
-  const firstMinute = Math.ceil(range.from / MINUTE) * MINUTE;
-  const lastMinute = Math.floor(range.to / MINUTE) * MINUTE;
-  const parsed = new Map<string, RollupDims>();
-  const dimsOf = (key: string) => {
-    let dims = parsed.get(key);
-    if (dims === undefined) parsed.set(key, (dims = parseDimsKey(key)));
-    return dims;
-  };
-  if (firstMinute < lastMinute) {
-    for await (const minute of store.rollups(log, { from: firstMinute, to: lastMinute })) {
-      if (minute.minute < firstMinute || minute.minute >= lastMinute) continue;
-      const bucket = bucketOf(minute.minute);
-      for (const [key, n] of Object.entries(minute.counts)) visit(bucket, dimsOf(key), n);
-    }
-  }
-  const edges: [number, number][] =
-    firstMinute < lastMinute
-      ? [
-          [range.from, firstMinute],
-          [lastMinute, range.to],
-        ]
-      : [[range.from, range.to]];
   for (const [from, to] of edges) {
     if (from >= to) continue;
     for await (const block of store.blocks(log, { from, to, oldestFirst: true })) {
@@ -151,10 +100,39 @@ async function bucketed(
         const record = block.record(row);
         if (record === undefined || typeof record._timestamp !== 'number') continue;
         if (record._timestamp < from || record._timestamp >= to) continue;
-        visit(bucketOf(record._timestamp), dimsOf(rollupDimsKey(log, record)), 1);
+        visit(record._timestamp, rollupDimsKey(log, record), 1);
       }
     }
   }
+}
+
+/** Counts by dimension tuple over a range. */
+async function dimsCounts(
+  store: OverviewStore,
+  log: string,
+  range: { from: number; to: number },
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  await overRange(store, log, range, (_time, key, n) => counts.set(key, (counts.get(key) ?? 0) + n));
+  return counts;
+}
+
+/** Counts in buckets of `size` ms by dimensions. */
+async function bucketed(
+  store: OverviewStore,
+  log: string,
+  range: { from: number; to: number },
+  size: number,
+  visit: (bucket: number, dims: RollupDims, n: number) => void,
+): Promise<void> {
+  const parsed = new Map<string, RollupDims>();
+  await overRange(store, log, range, (time, key, n) => {
+    let dims = parsed.get(key);
+    if (dims === undefined) parsed.set(key, (dims = parseDimsKey(key)));
+    // Buckets sit on the size's grid (whole minutes, hours...), so a minute's roll-up falls in one
+    // bucket; the first and last may be partial.
+    visit(Math.floor(time / size) * size, dims, n);
+  });
 }
 
 /** The trend's bucket size for a range: at most a few hundred points whatever its length. */

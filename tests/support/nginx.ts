@@ -1,6 +1,8 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pluginBundle } from '#engine/gateways';
+import type { SiteRecord } from '#engine/config-store';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const NGINX = '/usr/sbin/nginx';
@@ -72,4 +74,45 @@ ${http}
     await Promise.race([exited, sleep(5000)]);
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+}
+
+/**
+ * A real nginx protecting one site with the plugin bundle as a person installs it (upstream conf in
+ * http {}, site conf in server {}, protect conf in the location), proxying to `upstreamPort`.
+ * Answers the nginx (stop it after the test) and the port it listens on.
+ */
+export async function startProtectedNginx(input: {
+  dir: string;
+  site: SiteRecord;
+  accessKey: string;
+  gatewayUrl: string;
+  logPort: number;
+  upstreamPort: number;
+  port: number;
+}): Promise<TestNginx> {
+  const archive = pluginBundle({
+    site: input.site,
+    accessKey: input.accessKey,
+    engineAddress: `127.0.0.1:${new URL(input.gatewayUrl).port}`,
+    logPort: input.logPort,
+    version: '0.1.0',
+    now: 0,
+  }).content;
+  await mkdir(join(input.dir, 'bundle'), { recursive: true });
+  await writeFile(join(input.dir, 'bundle.tar.gz'), archive);
+  execFileSync('tar', ['xzf', join(input.dir, 'bundle.tar.gz'), '-C', join(input.dir, 'bundle')]);
+  const folder = join(input.dir, 'bundle', `rampart-nginx-${input.site.id}`);
+  const nginx = new TestNginx(join(input.dir, 'nginx'));
+  await nginx.start(`
+    include ${folder}/rampart-upstream.conf;
+    server {
+        listen 127.0.0.1:${input.port};
+        server_name localhost;
+        include ${folder}/rampart-site.conf;
+        location / {
+            include ${folder}/rampart-protect.conf;
+            proxy_pass http://127.0.0.1:${input.upstreamPort};
+        }
+    }`);
+  return nginx;
 }

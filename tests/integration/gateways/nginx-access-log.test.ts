@@ -1,16 +1,14 @@
-import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { request as httpRequest, createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pluginBundle } from '#engine/gateways';
 import type { SiteRecord } from '#engine/config-store';
 import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
-import { TestNginx } from '../../support/nginx.ts';
+import { startProtectedNginx, type TestNginx } from '../../support/nginx.ts';
 import { freeUdpPort } from './access-log-support.ts';
 
 // Complete access records through the real nginx: the bundle's access_log sends nginx's line of
@@ -153,33 +151,16 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
 
-  // The bundle as a person installs it: upstream conf in http {}, site conf in server {}, protect
-  // conf in the location.
-  const archive = pluginBundle({
+  nginxPort = await freePort();
+  nginx = await startProtectedNginx({
+    dir,
     site,
     accessKey,
-    engineAddress: `127.0.0.1:${new URL(engine.gatewayUrl).port}`,
+    gatewayUrl: engine.gatewayUrl,
     logPort,
-    version: '0.1.0',
-    now: 0,
-  }).content;
-  await mkdir(join(dir, 'bundle'), { recursive: true });
-  await writeFile(join(dir, 'bundle.tar.gz'), archive);
-  execFileSync('tar', ['xzf', join(dir, 'bundle.tar.gz'), '-C', join(dir, 'bundle')]);
-  const folder = join(dir, 'bundle', `rampart-nginx-${site.id}`);
-  nginxPort = await freePort();
-  nginx = new TestNginx(join(dir, 'nginx'));
-  await nginx.start(`
-    include ${folder}/rampart-upstream.conf;
-    server {
-        listen 127.0.0.1:${nginxPort};
-        server_name localhost;
-        include ${folder}/rampart-site.conf;
-        location / {
-            include ${folder}/rampart-protect.conf;
-            proxy_pass http://127.0.0.1:${(origin.address() as { port: number }).port};
-        }
-    }`);
+    upstreamPort: (origin.address() as { port: number }).port,
+    port: nginxPort,
+  });
 }, 60_000);
 
 afterAll(async () => {

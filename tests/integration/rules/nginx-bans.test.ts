@@ -5,20 +5,18 @@
  * passed the client passes again. The same with a device ban: the device named by the client's
  * token stays banned from another address.
  */
-import { execFileSync } from 'node:child_process';
 import { request as httpRequest, createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pluginBundle } from '#engine/gateways';
 import { TokenService } from '#engine/probe';
 import { systemClock } from '#engine/shared';
 import type { SiteRecord } from '#engine/config-store';
 import { startTestEngine, freePort, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
-import { TestNginx } from '../../support/nginx.ts';
+import { startProtectedNginx, type TestNginx } from '../../support/nginx.ts';
 import { freeUdpPort } from '../gateways/access-log-support.ts';
 
 let engine: TestEngine;
@@ -115,32 +113,16 @@ beforeAll(async () => {
     res.end('ok');
   });
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
-  const accessKey = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
-  const archive = pluginBundle({
-    site,
-    accessKey,
-    engineAddress: `127.0.0.1:${new URL(engine.gatewayUrl).port}`,
-    logPort,
-    version: '0.1.0',
-    now: 0,
-  }).content;
-  await mkdir(join(dir, 'bundle'), { recursive: true });
-  await writeFile(join(dir, 'bundle.tar.gz'), archive);
-  execFileSync('tar', ['xzf', join(dir, 'bundle.tar.gz'), '-C', join(dir, 'bundle')]);
-  const folder = join(dir, 'bundle', `rampart-nginx-${site.id}`);
   nginxPort = await freePort();
-  nginx = new TestNginx(join(dir, 'nginx'));
-  await nginx.start(`
-    include ${folder}/rampart-upstream.conf;
-    server {
-        listen 127.0.0.1:${nginxPort};
-        server_name localhost;
-        include ${folder}/rampart-site.conf;
-        location / {
-            include ${folder}/rampart-protect.conf;
-            proxy_pass http://127.0.0.1:${(origin.address() as { port: number }).port};
-        }
-    }`);
+  nginx = await startProtectedNginx({
+    dir,
+    site,
+    accessKey: (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey,
+    gatewayUrl: engine.gatewayUrl,
+    logPort,
+    upstreamPort: (origin.address() as { port: number }).port,
+    port: nginxPort,
+  });
 
   const failedLogin = await enabledEvent({
     kind: 'simple',
