@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -6,6 +7,14 @@ export default defineConfig({
     reporters: ['default', './tests/support/skip-reporter.ts'],
     projects: [
       {
+        // The console's aliases (renderer/vite.config.ts), for unit tests of its pure modules.
+        resolve: {
+          alias: {
+            $lib: fileURLToPath(new URL('renderer/src/lib', import.meta.url)),
+            $components: fileURLToPath(new URL('renderer/src/components', import.meta.url)),
+            $i18n: fileURLToPath(new URL('renderer/i18n', import.meta.url)),
+          },
+        },
         test: {
           name: 'unit',
           include: ['tests/unit/**/*.test.ts'],
