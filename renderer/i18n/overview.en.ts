@@ -42,7 +42,7 @@ export const overviewEn = {
   'overview.delta.up': 'Up',
   'overview.delta.down': 'Down',
   'overview.delta.versus': 'vs previous period',
-  'overview.delta.previous': 'Previous period: {count}',
+  'overview.delta.previous': 'Previous period: {value}',
 
   'overview.counter.detections': 'Detection report-backs',
   'overview.counter.requests': 'Business requests',

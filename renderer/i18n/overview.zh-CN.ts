@@ -39,7 +39,7 @@ export const overviewZhCN: Record<keyof typeof overviewEn, string> = {
   'overview.delta.up': '上升',
   'overview.delta.down': '下降',
   'overview.delta.versus': '较上一周期',
-  'overview.delta.previous': '上一周期：{count}',
+  'overview.delta.previous': '上一周期：{value}',
 
   'overview.counter.detections': '检测回传数',
   'overview.counter.requests': '业务请求量',

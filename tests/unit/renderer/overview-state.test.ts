@@ -47,11 +47,15 @@ describe('the previous period', () => {
   });
 });
 
+/** The regular expression of a target's first pill. */
+const patternOf = (filter: { pills: unknown[] }): RegExp =>
+  new RegExp(String((filter.pills[0] as { value?: string }).value));
+
 describe('links into the log search', () => {
   it('a path ranking row finds the requests of that path and no longer one', () => {
-    const { log, pills } = targetFilter({ kind: 'ranking', field: 'path', value: '/cart' });
-    expect(log).toBe('access');
-    const pattern = new RegExp(pills[0]!.value!);
+    const filter = targetFilter({ kind: 'ranking', field: 'path', value: '/cart' });
+    expect(filter.log).toBe('access');
+    const pattern = patternOf(filter);
     expect(pattern.test('GET /cart HTTP/1.1')).toBe(true);
     expect(pattern.test('POST /cart?step=2 HTTP/1.1')).toBe(true);
     expect(pattern.test('GET /cart/items HTTP/1.1')).toBe(false);
@@ -59,8 +63,7 @@ describe('links into the log search', () => {
   });
 
   it('a path with regex characters is matched literally', () => {
-    const { pills } = targetFilter({ kind: 'ranking', field: 'path', value: '/a.b(1)' });
-    const pattern = new RegExp(pills[0]!.value!);
+    const pattern = patternOf(targetFilter({ kind: 'ranking', field: 'path', value: '/a.b(1)' }));
     expect(pattern.test('GET /a.b(1) HTTP/1.1')).toBe(true);
     expect(pattern.test('GET /axb(1) HTTP/1.1')).toBe(false);
   });
