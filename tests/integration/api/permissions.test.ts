@@ -263,7 +263,7 @@ describe('licence gating', () => {
       const licence = await admin.request<{ modules: { state: string }[] }>('GET', '/licence');
       expect(licence.body.modules.map((m) => m.state)).toEqual(['expired', 'expired']);
       const session = await admin.request<{ navigation: { id: string }[] }>('GET', '/session');
-      expect(session.body.navigation.map((m) => m.id)).toEqual(['logs', 'config', 'enterprise']);
+      expect(session.body.navigation.map((m) => m.id)).toEqual(['overview', 'logs', 'config', 'enterprise']);
     } finally {
       clock.advance(-31 * DAY);
     }
