@@ -23,7 +23,7 @@ import { line } from './support.ts';
 
 const TOTAL = Number(process.env.RAMPART_BENCH_OVERVIEW_RECORDS ?? 10_000_000);
 const DIR = process.env.RAMPART_BENCH_OVERVIEW_DIR ?? join(tmpdir(), `rampart-bench-overview-${TOTAL}`);
-const GENERATOR = 'v1';
+const GENERATOR = 'v2';
 const DAY = 86_400_000;
 const SPAN = 30 * DAY;
 const BASE = Date.UTC(2026, 0, 1);

@@ -1,7 +1,6 @@
-import { userRegexIssue, windowSeconds } from '#engine/shared';
+import { hash53, userRegexIssue, windowSeconds } from '#engine/shared';
 import type { CepShape } from './cep.ts';
 import { cmpOf } from './compare.ts';
-import { hash53 } from './hash.ts';
 import { conditionCost, LogPlan } from './plan.ts';
 import { compileRelation, parseRelation, type RelationNode } from './relation.ts';
 import {

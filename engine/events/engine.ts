@@ -2,7 +2,7 @@ import { advanceRuns, type CepMatch } from './cep.ts';
 import { compare } from './compare.ts';
 import { compileEvents } from './compile.ts';
 import { explainEvent } from './explain.ts';
-import { hash53 } from './hash.ts';
+import { hash53 } from '#engine/shared';
 import {
   isStateful,
   type EventSlab,

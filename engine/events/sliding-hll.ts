@@ -1,4 +1,4 @@
-import { highBits, lowBits } from './hash.ts';
+import { highBits, lowBits } from '#engine/shared';
 
 /** 2^12 registers: a standard error of 1.04 / sqrt(4096), about 1.6 %. */
 export const HLL_PRECISION = 12;

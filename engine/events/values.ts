@@ -1,4 +1,4 @@
-import { hash53 } from './hash.ts';
+import { hash53 } from '#engine/shared';
 
 type LogRecord = Readonly<Record<string, unknown>>;
 

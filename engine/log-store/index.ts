@@ -13,12 +13,15 @@ export type {
   Retention,
   StoredBlock,
   IndexedBlock,
-  MinuteCounts,
+  BucketCounts,
   LogSpanInfo,
 } from './log-store.ts';
 export { recordKey, MAX_INDEXED_VALUE } from './keys.ts';
-export { VALUE_FIELDS, MINUTE_CAP, HOUR_CAP, pathOf } from './value-rollups.ts';
-export type { ValueField } from './value-rollups.ts';
+export { VALUE_FIELDS, OPEN_CAP, KEPT, DISTINCT_FIELDS, pathOf } from './value-rollups.ts';
+export type { ValueField, ValueCounts } from './value-rollups.ts';
+export { DistinctSketch } from './distinct-sketch.ts';
+export { coverRange, SPAN } from './keys.ts';
+export type { Granularity } from './keys.ts';
 export { decodeBlock, rowCount } from './block-format.ts';
 export type { BlockRows } from './block-format.ts';
 export {

@@ -9,8 +9,13 @@ export const INDEX_SPACE = Buffer.from([0xfe, 0x69]); // 0xFE 'i'
 export const ROLLUP_SPACE = Buffer.from([0xfe, 0x72]); // 0xFE 'r'
 /** The first key that is not a record. */
 export const RECORDS_END = Buffer.from([0xfe]);
+export const DAY = 86_400_000;
 export const HOUR = 3_600_000;
 export const MINUTE = 60_000;
+
+/** A roll-up bucket's length: a minute, an hour or a (UTC) day. */
+export type Granularity = 'm' | 'h' | 'd';
+export const SPAN: Readonly<Record<Granularity, number>> = { m: MINUTE, h: HOUR, d: DAY };
 /** Longest indexed value (bytes); a longer one is indexed by its first bytes and checked on read. */
 export const MAX_INDEXED_VALUE = 256;
 
@@ -136,17 +141,70 @@ export function rollupPrefix(log: string): Buffer {
   return Buffer.concat([ROLLUP_SPACE, name(log), Buffer.from([SEPARATOR])]);
 }
 
-export function rollupKey(log: string, minute: number, boot: number, part: number): Buffer {
-  const tail = Buffer.allocUnsafe(14);
-  writeU64(tail, minute, 0);
-  tail.writeUInt32BE(boot >>> 0, 8);
-  tail.writeUInt16BE(part & 0xffff, 12);
-  return Buffer.concat([rollupPrefix(log), tail]);
+/**
+ * A log's roll-ups of one granularity: minutes straight after the log's prefix (their time's first
+ * byte is 0), hours and days after a `h` / `d` byte, so they sort after every minute.
+ */
+export function rollupGranularityPrefix(log: string, granularity: Granularity): Buffer {
+  const prefix = rollupPrefix(log);
+  return granularity === 'm' ? prefix : Buffer.concat([prefix, Buffer.from(granularity, 'latin1')]);
 }
 
-/** The minute a roll-up key counts (the 8 bytes after its prefix). */
-export function rollupMinute(key: Buffer): number {
+export function rollupKey(log: string, granularity: Granularity, time: number, boot: number, part: number): Buffer {
+  const tail = Buffer.allocUnsafe(14);
+  writeU64(tail, time, 0);
+  tail.writeUInt32BE(boot >>> 0, 8);
+  tail.writeUInt16BE(part & 0xffff, 12);
+  return Buffer.concat([rollupGranularityPrefix(log, granularity), tail]);
+}
+
+/** The keys of one log's roll-ups of a granularity with times in [from, to). */
+export function rollupRange(
+  log: string,
+  granularity: Granularity,
+  from: number,
+  to: number,
+): { gte: Buffer; lt: Buffer } {
+  const prefix = rollupGranularityPrefix(log, granularity);
+  return { gte: Buffer.concat([prefix, u64(Math.max(0, from))]), lt: Buffer.concat([prefix, u64(Math.max(0, to))]) };
+}
+
+/** The time a roll-up key counts from (the 8 bytes before its boot and part). */
+export function rollupTime(key: Buffer): number {
   return Number(key.readBigUInt64BE(key.length - 14));
+}
+
+/**
+ * How a range [from, to) is read from roll-ups: the longest whole buckets (no longer than `coarsest`)
+ * that fit, finer ones towards its ends, and the partial minutes at the very ends (`edges`) from the
+ * records. Days are UTC days.
+ */
+export function coverRange(
+  from: number,
+  to: number,
+  coarsest: Granularity = 'd',
+): { whole: { granularity: Granularity; from: number; to: number }[]; edges: [number, number][] } {
+  const whole: { granularity: Granularity; from: number; to: number }[] = [];
+  const order: Granularity[] = coarsest === 'm' ? ['m'] : coarsest === 'h' ? ['m', 'h'] : ['m', 'h', 'd'];
+  const split = (level: number, start: number, end: number): void => {
+    const granularity = order[level]!;
+    const span = SPAN[granularity];
+    const first = Math.ceil(start / span) * span;
+    const last = Math.floor(end / span) * span;
+    if (first >= last) {
+      if (level === 0) edges.push([start, end]);
+      else split(level - 1, start, end);
+      return;
+    }
+    if (level === 0) edges.push([start, first]);
+    else split(level - 1, start, first);
+    whole.push({ granularity, from: first, to: last });
+    if (level === 0) edges.push([last, end]);
+    else split(level - 1, last, end);
+  };
+  const edges: [number, number][] = [];
+  if (from < to) split(order.length - 1, from, to);
+  return { whole, edges: edges.filter(([a, b]) => a < b) };
 }
 
 export const timeKey = u64;

@@ -15,22 +15,37 @@ import {
   rangeBounds,
   recordKey,
   RECORDS_END,
+  coverRange,
   rollupKey,
-  rollupMinute,
   rollupPrefix,
+  rollupRange,
+  rollupTime,
+  SPAN,
   timeKey,
+  type Granularity,
 } from './keys.ts';
 import { INDEXED_FIELDS, kindOfLog, LIST_FIELDS, RollupDimsKeys, valuesOf, type LogKind } from './fields.ts';
+import { DistinctSketch } from './distinct-sketch.ts';
 import {
+  addStoredDistinct,
+  addStoredTally,
+  addTally,
+  encodeTally,
+  FieldTally,
+  KEPT,
   ValueRollups,
   ValueTotals,
   rolledUp,
   valueKey,
   valueKeyTime,
-  valuePrefix,
+  valueLogPrefix,
   valueRange,
   rankingValues,
+  VALUE_FIELDS,
+  VALUE_SPACE,
+  type ValueCounts,
   type ValueField,
+  type ValuePut,
   type ValuesMarker,
 } from './value-rollups.ts';
 import { decodeRows, encodeRows } from './rows.ts';
@@ -89,10 +104,19 @@ const gatheringName = (log: string): string => `${GATHERING}${log}`;
 /** Meta `values-open\0<log>`: the log's open value roll-ups (value-rollups.ts), '' when none. */
 const VALUES_OPEN = 'values-open\u0000';
 const valuesName = (log: string): string => `${VALUES_OPEN}${log}`;
+/** Meta `rollups-format`: the roll-ups' layout. A store of an older one has them derived again when opened. */
+const ROLLUPS_FORMAT_NAME = 'rollups-format';
+/** 2: hour and day dimension roll-ups, value roll-ups per field with days and sketches. */
+const ROLLUPS_FORMAT = '2';
+/** Records counted between two writes while value roll-ups are derived again. */
+const RECOUNT_BATCH = 100_000;
 const STANDARD_INDEXED: ReadonlySet<string> = new Set(INDEXED_FIELDS);
-/** Minutes of roll-up counts kept in memory per log (older ones are written and dropped). */
-const ROLLUP_MINUTES_KEPT = 4;
-const DAY = 86_400_000;
+/** Buckets of roll-up counts kept in memory per log and granularity (older ones are written and dropped). */
+const ROLLUP_KEPT: Readonly<Record<Granularity, number>> = { m: 4, h: 2, d: 2 };
+const DAY = SPAN.d;
+/** A derived day's value roll-ups: one key per field and day, rewritten whole when it is summed again. */
+const DAY_BOOT = 0;
+const DAY_PART = 0;
 /** A newest-first read shorter than this is not split in two. */
 const PARALLEL_MIN_SPAN = 10 * 60_000;
 /** Blocks read before the older half starts being read too. */
@@ -276,8 +300,10 @@ export interface IndexedBlock {
   rows: number[];
 }
 
-export interface MinuteCounts {
-  minute: number;
+/** One bucket's roll-up counts. */
+export interface BucketCounts {
+  /** The bucket's start (a minute, an hour or a UTC day). */
+  at: number;
   /** Dimension key (fields.ts rollupDimsKey) -> records. */
   counts: Readonly<Record<string, number>>;
 }
@@ -323,8 +349,14 @@ interface Block {
   readonly index: Map<string, Map<string, number[]>>;
 }
 
-/** One log's roll-up counts of one minute, as this boot has written them. */
-interface MinuteRollup {
+/** Where a read of value roll-ups puts what it reads: a stored bucket's text (false when unreadable) or an open bucket's tally. */
+interface TallySink {
+  stored(text: string): boolean;
+  open(tally: FieldTally): void;
+}
+
+/** One log's roll-up counts of one bucket, as this boot has written them. */
+interface BucketRollup {
   readonly part: number;
   readonly counts: Map<string, number>;
   dirty: boolean;
@@ -381,8 +413,12 @@ export class LogStore {
   readonly #extraFields: (log: string) => readonly string[];
   readonly #boot: number;
   readonly #clock: Clock;
-  /** log -> minute -> counts. */
-  readonly #rollups = new Map<string, Map<number, MinuteRollup>>();
+  /** granularity -> log -> bucket start -> counts. */
+  readonly #rollups: Readonly<Record<Granularity, Map<string, Map<number, BucketRollup>>>> = {
+    m: new Map(),
+    h: new Map(),
+    d: new Map(),
+  };
   #rollupParts = 0;
   readonly #listeners = new Set<(block: StoredBlock) => void>();
   #closing = false;
@@ -460,7 +496,7 @@ export class LogStore {
     const store = new LogStore(db, dir, boot, onError, options);
     try {
       await store.#recoverGathered();
-      await store.#recoverValues();
+      if (!(await store.#upgradeRollups())) await store.#recoverValues();
     } catch (error) {
       await store.close();
       throw new Error(openFailure(dir, error), { cause: error });
@@ -547,60 +583,271 @@ export class LogStore {
   }
 
   /**
-   * How many records of a log hold each value of the ranking fields in [from, to) (access and
-   * detection logs): whole hours and minutes from the value roll-ups, the partial minutes at the
-   * edges from their records, so the counts are what a search of the range finds. `approximate`
-   * names the fields a bucket of which had more values than it keeps (DESIGN 2d).
+   * How many records of a log hold each value of the ranking fields (`fields`, default all) in
+   * [from, to) (access and detection logs): whole days, hours and minutes from the value roll-ups
+   * (a day not summed yet from its hours), the partial minutes at the edges from their records, so
+   * the counts are what a search of the range finds. `approximate` names the fields a bucket of
+   * which kept only its most frequent values (DESIGN 2d).
    */
   async valueCounts(
     log: string,
     range: { from: number; to: number },
-  ): Promise<{ fields: Map<string, Map<string, number>>; approximate: string[] }> {
+    fields: readonly ValueField[] = VALUE_FIELDS,
+  ): Promise<ValueCounts> {
     const totals = new ValueTotals();
-    if (!rolledUp(log)) return { fields: totals.fields, approximate: [] };
-    await this.flush();
-    const from = Math.max(0, range.from);
-    const to = Math.max(from, range.to);
-    const firstMinute = Math.ceil(from / MINUTE) * MINUTE;
-    const lastMinute = Math.floor(to / MINUTE) * MINUTE;
-    if (firstMinute >= lastMinute) {
-      await this.#countEdge(log, from, to, totals);
-    } else {
-      const firstHour = Math.ceil(firstMinute / HOUR) * HOUR;
-      const lastHour = Math.floor(lastMinute / HOUR) * HOUR;
-      if (firstHour < lastHour) {
-        await this.#readValues(log, 'h', firstHour, lastHour, totals);
-        await this.#readValues(log, 'm', firstMinute, firstHour, totals);
-        await this.#readValues(log, 'm', lastHour, lastMinute, totals);
-      } else {
-        await this.#readValues(log, 'm', firstMinute, lastMinute, totals);
-      }
-      await this.#countEdge(log, from, firstMinute, totals);
-      await this.#countEdge(log, lastMinute, to, totals);
+    const cover = await this.#valueCover(log, range);
+    if (cover === null) return totals.result();
+    const sinks = new Map<string, TallySink>();
+    for (const field of fields) {
+      const tally = totals.tally(field);
+      sinks.set(field, { stored: (text) => addStoredTally(tally, text), open: (open) => addTally(tally, open) });
     }
-    return { fields: totals.fields, approximate: [...totals.overflowed] };
+    await this.#readCover(log, cover, sinks, (field, value) => totals.add(field, value, 1));
+    return totals.result();
   }
 
-  async #readValues(log: string, granularity: 'm' | 'h', from: number, to: number, totals: ValueTotals): Promise<void> {
+  /**
+   * The distinct values of one ranking field in [from, to), read like valueCounts but without
+   * their counts: `values` exactly while no bucket of the range overflowed (`sketch` null), else
+   * `sketch` holds the overflowed buckets' values and `values` the others' (add them to it).
+   */
+  async distinctValues(
+    log: string,
+    range: { from: number; to: number },
+    field: ValueField,
+  ): Promise<{ values: Set<string>; sketch: DistinctSketch | null }> {
+    const out: { values: Set<string>; sketch: DistinctSketch | null } = { values: new Set(), sketch: null };
+    const cover = await this.#valueCover(log, range);
+    if (cover === null) return out;
+    const merge = (sketch: DistinctSketch): void => {
+      if (out.sketch === null) out.sketch = new DistinctSketch();
+      out.sketch.merge(sketch);
+    };
+    const sink: TallySink = {
+      stored: (text) => addStoredDistinct(out.values, merge, text),
+      open: (open) => {
+        for (const value of open.counts.keys()) out.values.add(value);
+        if (open.sketch !== null) merge(open.sketch);
+      },
+    };
+    await this.#readCover(log, cover, new Map([[field, sink]]), (_field, value) => out.values.add(value));
+    return out;
+  }
+
+  /** How a range of a rolled-up log is read (keys.ts coverRange), from its oldest record; null when it has none. */
+  async #valueCover(log: string, range: { from: number; to: number }): Promise<ReturnType<typeof coverRange> | null> {
+    if (!rolledUp(log)) return null;
+    const span = await this.span(log);
+    if (span === null) return null;
+    // Deletion keeps the bucket holding its cutoff: a range starts at the oldest record left.
+    const from = Math.max(0, range.from, span.oldest);
+    return coverRange(from, Math.max(from, range.to));
+  }
+
+  /**
+   * Reads a cover's value roll-ups into one sink per field, and the records of its edges into
+   * `edge`. Every field and part is its own iterator: they run at once, so their reads overlap.
+   */
+  async #readCover(
+    log: string,
+    cover: ReturnType<typeof coverRange>,
+    sinks: ReadonlyMap<string, TallySink>,
+    edge: (field: ValueField, value: string) => void,
+  ): Promise<void> {
+    await Promise.all([
+      ...[...sinks].flatMap(([field, sink]) =>
+        cover.whole.map((part) =>
+          part.granularity === 'd'
+            ? this.#readDays(log, field, part.from, part.to, sink)
+            : this.#readValues(log, part.granularity, field, part.from, part.to, sink),
+        ),
+      ),
+      ...cover.edges.map(([from, to]) => this.#countEdge(log, from, to, sinks, edge)),
+    ]);
+  }
+
+  async #readValues(
+    log: string,
+    granularity: 'm' | 'h',
+    field: string,
+    from: number,
+    to: number,
+    sink: TallySink,
+  ): Promise<void> {
     if (from >= to) return;
-    for await (const [key, value] of this.#db.iterator(valueRange(log, granularity, from, to))) {
+    for await (const [key, value] of this.#db.iterator(valueRange(log, granularity, field, from, to))) {
       const time = valueKeyTime(key);
-      if (time >= from && time < to) totals.addJson(value);
+      if (time >= from && time < to) sink.stored(value);
     }
-    for (const bucket of this.#values.open(log, granularity, from, to)) totals.addBucket(bucket);
+    for (const bucket of this.#values.open(log, granularity, from, to)) {
+      const open = bucket.fields.get(field);
+      if (open !== undefined) sink.open(open);
+    }
+  }
+
+  /** Whole days: each from its summed roll-up, or from its hours while it has none. */
+  async #readDays(log: string, field: string, from: number, to: number, sink: TallySink): Promise<void> {
+    const summed = new Set<number>();
+    for await (const [key, value] of this.#db.iterator(valueRange(log, 'd', field, from, to))) {
+      const day = valueKeyTime(key);
+      if (day >= from && day < to && sink.stored(value)) summed.add(day);
+    }
+    for (let day = from; day < to; day += DAY)
+      if (!summed.has(day)) await this.#readValues(log, 'h', field, day, day + DAY, sink);
   }
 
   /** The ranking values of the records in [from, to) (a partial minute), read from the records. */
-  async #countEdge(log: string, from: number, to: number, totals: ValueTotals): Promise<void> {
+  async #countEdge(
+    log: string,
+    from: number,
+    to: number,
+    fields: ReadonlyMap<string, unknown>,
+    visit: (field: ValueField, value: string) => void,
+  ): Promise<void> {
     if (from >= to) return;
     for await (const block of this.#scan(log, Math.floor(from / SECOND) * SECOND, to, false)) {
       for (let row = 0; row < block.lines.length; row++) {
         const record = block.record(row);
         if (record === undefined || typeof record._timestamp !== 'number') continue;
         if (record._timestamp < from || record._timestamp >= to) continue;
-        rankingValues(log, record, (field: ValueField, value) => totals.add(field, value, 1));
+        rankingValues(log, record, (field: ValueField, value) => {
+          if (fields.has(field)) visit(field, value);
+        });
       }
     }
+  }
+
+  /** The value roll-ups a take hands over, as puts: each bucket's fields, and the days it ends. */
+  async #valuePuts(
+    values: { puts: readonly ValuePut[]; days: ReadonlyMap<string, ReadonlySet<number>> },
+    batch: { type: 'put'; key: Buffer; value: Buffer }[],
+  ): Promise<void> {
+    for (const put of values.puts)
+      for (const [field, text] of put.bucket.encode())
+        batch.push({
+          type: 'put',
+          key: valueKey(put.log, put.granularity, field, put.time, this.#boot, put.bucket.part),
+          value: Buffer.from(text, 'utf8'),
+        });
+    for (const [log, days] of values.days) for (const day of days) await this.#dayPuts(log, day, values.puts, batch);
+  }
+
+  /**
+   * A store written before hour and day roll-ups (no `rollups-format`): each log's hour and day
+   * dimension roll-ups are summed from its minutes, and the value roll-ups are counted again from
+   * the records (one pass, logged with its duration). Returns whether it ran. A crash during it
+   * leaves the format unset, so the next opening runs it again from the start.
+   */
+  async #upgradeRollups(): Promise<boolean> {
+    if ((await this.#db.get(metaKey(ROLLUPS_FORMAT_NAME))) === ROLLUPS_FORMAT) return false;
+    const started = performance.now();
+    const spans = await this.spans();
+    await this.#db.clear({ gte: VALUE_SPACE, lt: prefixEnd(VALUE_SPACE) });
+    let records = 0;
+    const batch: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+    for (const { log } of spans) {
+      await this.#sumDimensions(log);
+      if (rolledUp(log)) records += await this.#recountValues(log);
+      batch.push({ type: 'put', key: metaKey(valuesName(log)), value: Buffer.alloc(0) });
+    }
+    batch.push({ type: 'put', key: metaKey(ROLLUPS_FORMAT_NAME), value: Buffer.from(ROLLUPS_FORMAT) });
+    await this.#writeBatch(batch);
+    if (spans.length > 0)
+      this.#logger.info(
+        { logs: spans.length, records, ms: Math.round(performance.now() - started) },
+        'log store: roll-ups upgraded to hours and days',
+      );
+    return true;
+  }
+
+  /** A log's hour and day dimension roll-ups, summed from its minute ones (written again whole). */
+  async #sumDimensions(log: string): Promise<void> {
+    for (const granularity of ['h', 'd'] as const)
+      await this.#db.clear(rollupRange(log, granularity, 0, Number.MAX_SAFE_INTEGER));
+    const sums: Record<'h' | 'd', Map<number, Map<string, number>>> = { h: new Map(), d: new Map() };
+    for await (const [key, value] of this.#db.iterator(rollupRange(log, 'm', 0, Number.MAX_SAFE_INTEGER))) {
+      let counts: Record<string, unknown>;
+      try {
+        counts = JSON.parse(value) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      const minute = rollupTime(key);
+      for (const granularity of ['h', 'd'] as const) {
+        const start = Math.floor(minute / SPAN[granularity]) * SPAN[granularity];
+        let sum = sums[granularity].get(start);
+        if (sum === undefined) sums[granularity].set(start, (sum = new Map<string, number>()));
+        for (const [dims, n] of Object.entries(counts))
+          if (typeof n === 'number') sum.set(dims, (sum.get(dims) ?? 0) + n);
+      }
+    }
+    let batch: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+    for (const granularity of ['h', 'd'] as const)
+      for (const [start, sum] of sums[granularity]) {
+        batch.push({
+          type: 'put',
+          key: rollupKey(log, granularity, start, this.#boot, this.#rollupParts++ & 0xffff),
+          value: Buffer.from(JSON.stringify(Object.fromEntries(sum))),
+        });
+        if (batch.length >= 1_000) {
+          await this.#writeBatch(batch);
+          batch = [];
+        }
+      }
+    if (batch.length > 0) await this.#writeBatch(batch);
+  }
+
+  /** A log's value roll-ups counted again from its records, oldest first; returns the records read. */
+  async #recountValues(log: string): Promise<number> {
+    let records = 0;
+    let next = RECOUNT_BATCH;
+    const write = async (all: boolean): Promise<void> => {
+      const batch: { type: 'put'; key: Buffer; value: Buffer }[] = [];
+      await this.#valuePuts(this.#values.take(this.#clock.now(), all), batch);
+      if (batch.length > 0) await this.#writeBatch(batch);
+    };
+    for await (const [, text] of this.#db.iterator(rangeBounds(log, 0, Number.MAX_SAFE_INTEGER))) {
+      const rows = decodeBlock(text);
+      for (let row = 0; row < rows.lines.length; row++) {
+        const record = rows.record(row);
+        if (record === undefined || typeof record._timestamp !== 'number') continue;
+        this.#values.add(log, record._timestamp, record);
+        records++;
+      }
+      if (records >= next) {
+        next = records + RECOUNT_BATCH;
+        await write(false);
+      }
+    }
+    await write(true);
+    return records;
+  }
+
+  /** A day's value roll-ups summed from its hours, those stored and those this batch writes. */
+  async #dayPuts(
+    log: string,
+    day: number,
+    puts: readonly ValuePut[],
+    batch: { type: 'put'; key: Buffer; value: Buffer }[],
+  ): Promise<void> {
+    const tallies = new Map<string, FieldTally>();
+    const tally = (field: string): FieldTally => {
+      let t = tallies.get(field);
+      if (t === undefined) tallies.set(field, (t = new FieldTally()));
+      return t;
+    };
+    for (const field of VALUE_FIELDS)
+      for await (const [, text] of this.#db.iterator(valueRange(log, 'h', field, day, day + DAY)))
+        addStoredTally(tally(field), text, true);
+    for (const put of puts)
+      if (put.log === log && put.granularity === 'h' && put.time >= day && put.time < day + DAY)
+        for (const [field, t] of put.bucket.fields) addTally(tally(field), t);
+    for (const [field, t] of tallies)
+      batch.push({
+        type: 'put',
+        key: valueKey(log, 'd', field, day, DAY_BOOT, DAY_PART),
+        value: Buffer.from(encodeTally(field, t, KEPT.d), 'utf8'),
+      });
   }
 
   /**
@@ -780,35 +1027,47 @@ export class LogStore {
   }
 
   #count(log: string, timestamp: number, record: Readonly<Record<string, unknown>>): void {
-    const minute = Math.floor(timestamp / MINUTE) * MINUTE;
-    let minutes = this.#rollups.get(log);
-    if (minutes === undefined) this.#rollups.set(log, (minutes = new Map<number, MinuteRollup>()));
-    let rollup = minutes.get(minute);
+    const dims = this.#dimsKeys.of(log, record);
+    this.#countIn('m', log, Math.floor(timestamp / MINUTE) * MINUTE, dims);
+    this.#countIn('h', log, Math.floor(timestamp / HOUR) * HOUR, dims);
+    this.#countIn('d', log, Math.floor(timestamp / DAY) * DAY, dims);
+  }
+
+  #countIn(granularity: Granularity, log: string, time: number, dims: string): void {
+    const logs = this.#rollups[granularity];
+    let buckets = logs.get(log);
+    if (buckets === undefined) logs.set(log, (buckets = new Map<number, BucketRollup>()));
+    let rollup = buckets.get(time);
     if (rollup === undefined) {
       rollup = { part: this.#rollupParts++ & 0xffff, counts: new Map(), dirty: true };
-      minutes.set(minute, rollup);
+      buckets.set(time, rollup);
     }
-    const dims = this.#dimsKeys.of(log, record);
     rollup.counts.set(dims, (rollup.counts.get(dims) ?? 0) + 1);
     rollup.dirty = true;
   }
 
-  /** The roll-up puts of this flush: each minute touched since the last one, whole. Old minutes are dropped after. */
+  /**
+   * The roll-up puts of this flush: each bucket touched since the last one, whole (a minute, hour
+   * and day rewritten under the same key). Old buckets are dropped from memory after.
+   */
   #rollupPuts(): { type: 'put'; key: Buffer; value: Buffer }[] {
     const puts: { type: 'put'; key: Buffer; value: Buffer }[] = [];
-    for (const [log, minutes] of this.#rollups) {
-      for (const [minute, rollup] of minutes) {
-        if (!rollup.dirty) continue;
-        rollup.dirty = false;
-        puts.push({
-          type: 'put',
-          key: rollupKey(log, minute, this.#boot, rollup.part),
-          value: Buffer.from(JSON.stringify(Object.fromEntries(rollup.counts))),
-        });
-      }
-      if (minutes.size > ROLLUP_MINUTES_KEPT) {
-        const keep = [...minutes.keys()].sort((a, b) => b - a).slice(0, ROLLUP_MINUTES_KEPT);
-        for (const minute of minutes.keys()) if (!keep.includes(minute)) minutes.delete(minute);
+    for (const granularity of ['m', 'h', 'd'] as const) {
+      for (const [log, buckets] of this.#rollups[granularity]) {
+        for (const [time, rollup] of buckets) {
+          if (!rollup.dirty) continue;
+          rollup.dirty = false;
+          puts.push({
+            type: 'put',
+            key: rollupKey(log, granularity, time, this.#boot, rollup.part),
+            value: Buffer.from(JSON.stringify(Object.fromEntries(rollup.counts))),
+          });
+        }
+        const kept = ROLLUP_KEPT[granularity];
+        if (buckets.size > kept) {
+          const keep = [...buckets.keys()].sort((x, y) => y - x).slice(0, kept);
+          for (const time of buckets.keys()) if (!keep.includes(time)) buckets.delete(time);
+        }
       }
     }
     return puts;
@@ -929,12 +1188,7 @@ export class LogStore {
     // Records, the index entries due, the roll-ups counting them and the meta values put with them
     // go in one atomic batch.
     batch.push(...this.#rollupPuts());
-    for (const put of values.puts)
-      batch.push({
-        type: 'put',
-        key: valueKey(put.log, put.granularity, put.time, this.#boot, put.bucket.part),
-        value: Buffer.from(put.bucket.toJson(), 'utf8'),
-      });
+    await this.#valuePuts(values, batch);
     for (const [log, marker] of values.markers) meta.set(valuesName(log), marker);
     // A log whose records this batch writes: where its open buckets start, should it crash.
     for (const log of touched)
@@ -1278,17 +1532,21 @@ export class LogStore {
     return total;
   }
 
-  /** One log's per-minute roll-up counts between `from` and `to` (minutes starting in it), oldest first. */
-  async *rollups(log: string, range: { from: number; to: number }): AsyncGenerator<MinuteCounts> {
+  /**
+   * One log's roll-up counts of one granularity (default minutes) for the buckets starting in
+   * [from, to), oldest first; a bucket may come in several parts (one per boot, late records).
+   */
+  async *rollups(
+    log: string,
+    range: { from: number; to: number },
+    granularity: Granularity = 'm',
+  ): AsyncGenerator<BucketCounts> {
     await this.flush();
-    const prefix = rollupPrefix(log);
-    const iterator = this.#db.iterator({
-      gte: Buffer.concat([prefix, timeKey(Math.ceil(range.from / MINUTE) * MINUTE)]),
-      lt: Buffer.concat([prefix, timeKey(range.to)]),
-    });
+    const span = SPAN[granularity];
+    const iterator = this.#db.iterator(rollupRange(log, granularity, Math.ceil(range.from / span) * span, range.to));
     try {
       for await (const [key, value] of iterator) {
-        yield { minute: rollupMinute(key), counts: JSON.parse(value) as Record<string, number> };
+        yield { at: rollupTime(key), counts: JSON.parse(value) as Record<string, number> };
       }
     } finally {
       await iterator.close();
@@ -1312,7 +1570,8 @@ export class LogStore {
         approxBytes:
           (await this.#db.approximateSize(recordKey(span.log, 0, 0), recordKey(span.log, Number.MAX_SAFE_INTEGER, 0))) +
           (await this.#db.approximateSize(indexLogPrefix(span.log), prefixEnd(indexLogPrefix(span.log)))) +
-          (await this.#db.approximateSize(rollupPrefix(span.log), prefixEnd(rollupPrefix(span.log)))),
+          (await this.#db.approximateSize(rollupPrefix(span.log), prefixEnd(rollupPrefix(span.log)))) +
+          (await this.#db.approximateSize(valueLogPrefix(span.log), prefixEnd(valueLogPrefix(span.log)))),
       })),
     );
   }
@@ -1326,6 +1585,7 @@ export class LogStore {
   /** Deletes every record of one log, its index entries and roll-ups. */
   async purge(log: string): Promise<void> {
     await this.deleteBefore(log, Number.MAX_SAFE_INTEGER);
+    await this.#db.clear({ gte: valueLogPrefix(log), lt: prefixEnd(valueLogPrefix(log)) });
   }
 
   async #removeBefore(log: string, before: number): Promise<void> {
@@ -1339,15 +1599,17 @@ export class LogStore {
       const prefix = indexFieldPrefix(log, field);
       await this.#db.clear({ gte: prefix, lt: Buffer.concat([prefix, timeKey(lastHour)]) });
     }
-    const rollups = rollupPrefix(log);
-    await this.#db.clear({ gte: rollups, lt: Buffer.concat([rollups, timeKey(Math.floor(cutoff / MINUTE) * MINUTE)]) });
-    const held = this.#rollups.get(log);
-    if (held) for (const minute of held.keys()) if (minute < cutoff) held.delete(minute);
-    // Value roll-ups: whole minutes and hours before the cutoff.
-    const minutes = valuePrefix(log, 'm');
-    await this.#db.clear({ gte: minutes, lt: Buffer.concat([minutes, timeKey(Math.floor(cutoff / MINUTE) * MINUTE)]) });
-    const hours = valuePrefix(log, 'h');
-    await this.#db.clear({ gte: hours, lt: Buffer.concat([hours, timeKey(lastHour)]) });
+    // Roll-ups: the whole buckets before the cutoff (the cutoff's own bucket keeps counting records
+    // it no longer holds; readers start a range at the log's oldest record, so they never read it).
+    for (const granularity of ['m', 'h', 'd'] as const) {
+      const span = SPAN[granularity];
+      const end = Math.floor(cutoff / span) * span;
+      await this.#db.clear(rollupRange(log, granularity, 0, end));
+      const held = this.#rollups[granularity].get(log);
+      if (held) for (const time of held.keys()) if (time + span <= cutoff) held.delete(time);
+      if (granularity === 'd' && !rolledUp(log)) continue;
+      for (const field of VALUE_FIELDS) await this.#db.clear(valueRange(log, granularity, field, 0, end));
+    }
     this.#values.dropBefore(log, cutoff);
     this.#gatherer.dropBefore(log, cutoff);
     await this.#db.compactRange(records.gte, records.lt);

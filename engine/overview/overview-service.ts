@@ -1,9 +1,13 @@
 import {
+  coverRange,
+  DistinctSketch,
   parseDimsKey,
   rollupDimsKey,
-  type MinuteCounts,
+  type BucketCounts,
+  type Granularity,
   type RollupDims,
   type StoredBlock,
+  type ValueCounts,
   type ValueField,
 } from '#engine/log-store';
 import type { Edition } from '#engine/shared';
@@ -12,14 +16,17 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** What the overview reads from the log store: minute roll-ups, value roll-ups and (for edges) records. */
+/** What the overview reads from the log store: roll-ups, value roll-ups and (for edges) records. */
 export interface OverviewStore {
-  rollups(log: string, range: { from: number; to: number }): AsyncIterable<MinuteCounts>;
-  valueCounts(
+  rollups(log: string, range: { from: number; to: number }, granularity: Granularity): AsyncIterable<BucketCounts>;
+  valueCounts(log: string, range: { from: number; to: number }, fields: readonly ValueField[]): Promise<ValueCounts>;
+  distinctValues(
     log: string,
     range: { from: number; to: number },
-  ): Promise<{ fields: Map<string, Map<string, number>>; approximate: string[] }>;
+    field: ValueField,
+  ): Promise<{ values: Set<string>; sketch: DistinctSketch | null }>;
   blocks(log: string, range: { from: number; to: number; oldestFirst?: boolean }): AsyncIterable<StoredBlock>;
+  span(log: string): Promise<{ oldest: number; newest: number } | null>;
 }
 
 export interface OverviewSite {
@@ -73,28 +80,29 @@ export interface Summary {
 }
 
 /**
- * Every count of a log over a range by dimension tuple, each with its time: whole minutes from the
- * minute roll-ups (at the minute's start), the partial minutes at the edges from their records (at
- * the record's time), so the sum is what a search of the range finds.
+ * Every count of a log over a range by dimension tuple, each with its time: whole days, hours and
+ * minutes from the roll-ups (no coarser than `coarsest`; at the bucket's start), the partial
+ * minutes at the edges from their records (at the record's time), so the sum is what a search of
+ * the range finds. The range starts at the log's oldest record (deletion keeps the bucket holding
+ * its cutoff).
  */
 async function overRange(
   store: OverviewStore,
   log: string,
   range: { from: number; to: number },
   visit: (time: number, dimsKey: string, n: number) => void,
+  coarsest: Granularity = 'd',
 ): Promise<void> {
-  const firstMinute = Math.ceil(range.from / MINUTE) * MINUTE;
-  const lastMinute = Math.floor(range.to / MINUTE) * MINUTE;
-  const edges: [number, number][] = [[range.from, range.to]];
-  if (firstMinute < lastMinute) {
-    for await (const minute of store.rollups(log, { from: firstMinute, to: lastMinute })) {
-      if (minute.minute < firstMinute || minute.minute >= lastMinute) continue;
-      for (const [key, n] of Object.entries(minute.counts)) visit(minute.minute, key, n);
+  const span = await store.span(log);
+  if (span === null) return;
+  const cover = coverRange(Math.max(range.from, span.oldest), range.to, coarsest);
+  for (const part of cover.whole) {
+    for await (const bucket of store.rollups(log, part, part.granularity)) {
+      if (bucket.at < part.from || bucket.at >= part.to) continue;
+      for (const [key, n] of Object.entries(bucket.counts)) visit(bucket.at, key, n);
     }
-    edges.splice(0, 1, [range.from, firstMinute], [lastMinute, range.to]);
   }
-  for (const [from, to] of edges) {
-    if (from >= to) continue;
+  for (const [from, to] of cover.edges) {
     for await (const block of store.blocks(log, { from, to, oldestFirst: true })) {
       for (let row = 0; row < block.lines.length; row++) {
         const record = block.record(row);
@@ -126,13 +134,19 @@ async function bucketed(
   visit: (bucket: number, dims: RollupDims, n: number) => void,
 ): Promise<void> {
   const parsed = new Map<string, RollupDims>();
-  await overRange(store, log, range, (time, key, n) => {
-    let dims = parsed.get(key);
-    if (dims === undefined) parsed.set(key, (dims = parseDimsKey(key)));
-    // Buckets sit on the size's grid (whole minutes, hours...), so a minute's roll-up falls in one
-    // bucket; the first and last may be partial.
-    visit(Math.floor(time / size) * size, dims, n);
-  });
+  await overRange(
+    store,
+    log,
+    range,
+    (time, key, n) => {
+      let dims = parsed.get(key);
+      if (dims === undefined) parsed.set(key, (dims = parseDimsKey(key)));
+      // Buckets sit on the size's grid (whole minutes, hours...) and roll-ups no longer than the
+      // size are read, so each falls in one bucket; the first and last may be partial.
+      visit(Math.floor(time / size) * size, dims, n);
+    },
+    size >= DAY ? 'd' : size >= HOUR ? 'h' : 'm',
+  );
 }
 
 /** The trend's bucket size for a range: at most a few hundred points whatever its length. */
@@ -180,8 +194,21 @@ export class OverviewService {
       approximate: false,
     };
     const ips = new Set<string>();
-    for (const site of this.#sites(range.siteId)) {
-      for (const [key, n] of await dimsCounts(this.#deps.store, `access:${site.id}`, range)) {
+    let ipSketch: DistinctSketch | null = null;
+    const store = this.#deps.store;
+    // Every site's reads at once (their iterators overlap), then summed in site order.
+    const perSite = await Promise.all(
+      this.#sites(range.siteId).map((site) =>
+        Promise.all([
+          dimsCounts(store, `access:${site.id}`, range),
+          dimsCounts(store, `detection:${site.id}`, range),
+          dimsCounts(store, `probe:${site.id}`, range),
+          store.distinctValues(`access:${site.id}`, range, 'src_ip'),
+        ]),
+      ),
+    );
+    for (const [access, detection, probe, addresses] of perSite) {
+      for (const [key, n] of access) {
         const dims = parseDimsKey(key);
         out.requests += n;
         if (dims.attack_group !== '') {
@@ -191,16 +218,21 @@ export class OverviewService {
         if (dims.guard_status === 'BOT') out.botAttacks += n;
         if (!NORMAL_GUARDS.has(dims.guard_status)) out.abnormal += n;
       }
-      for (const [key, n] of await dimsCounts(this.#deps.store, `detection:${site.id}`, range)) {
+      for (const [key, n] of detection) {
         out.probeReports += n;
         if (parseDimsKey(key).bot_type !== '') out.bots += n;
       }
-      for (const n of (await dimsCounts(this.#deps.store, `probe:${site.id}`, range)).values()) out.probeDownloads += n;
-      const values = await this.#deps.store.valueCounts(`access:${site.id}`, range);
-      for (const ip of values.fields.get('src_ip')?.keys() ?? []) ips.add(ip);
-      if (values.approximate.includes('src_ip')) out.approximate = true;
+      for (const n of probe.values()) out.probeDownloads += n;
+      if (addresses.sketch !== null) (ipSketch ??= new DistinctSketch()).merge(addresses.sketch);
+      for (const ip of addresses.values) ips.add(ip);
     }
-    out.ips = ips.size;
+    // Exact while every site kept all its addresses; a sketch's estimate (1.6 % error) otherwise.
+    if (ipSketch === null) out.ips = ips.size;
+    else {
+      for (const ip of ips) ipSketch.add(ip);
+      out.ips = ipSketch.estimate();
+      out.approximate = true;
+    }
     out.detections = out.probeReports + out.probeDownloads;
     return out;
   }
@@ -225,9 +257,20 @@ export class OverviewService {
     const lists = { pass: 0, block: 0 };
     let approximate = false;
     const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
-    for (const site of this.#sites(range.siteId)) {
+    const store = this.#deps.store;
+    const sitesOf = this.#sites(range.siteId);
+    const perSite = await Promise.all(
+      sitesOf.map((site) =>
+        Promise.all([
+          dimsCounts(store, `access:${site.id}`, range),
+          store.valueCounts(`access:${site.id}`, range, ['bot_type', 'ua_classification', 'list_result']),
+        ]),
+      ),
+    );
+    for (const [index, [access, values]] of perSite.entries()) {
+      const site = sitesOf[index]!;
       let requests = 0;
-      for (const [key, n] of await dimsCounts(this.#deps.store, `access:${site.id}`, range)) {
+      for (const [key, n] of access) {
         const dims = parseDimsKey(key);
         requests += n;
         add(verdicts, dims.guard_status || 'PASS', n);
@@ -237,7 +280,6 @@ export class OverviewService {
         else botSecurity.normal += n;
       }
       if (requests > 0) add(sites, site.id, requests);
-      const values = await this.#deps.store.valueCounts(`access:${site.id}`, range);
       for (const [value, n] of values.fields.get('bot_type') ?? []) add(botTypes, value, n);
       for (const [value, n] of values.fields.get('ua_classification') ?? []) add(browserTypes, value, n);
       for (const [value, n] of values.fields.get('list_result') ?? []) {
@@ -267,15 +309,17 @@ export class OverviewService {
     const buckets = new Map<number, { at: number; total: number; abnormal: number; webAttacks: number }>();
     for (let at = Math.floor(range.from / size) * size; at < range.to; at += size)
       buckets.set(at, { at, total: 0, abnormal: 0, webAttacks: 0 });
-    for (const site of this.#sites(range.siteId)) {
-      await bucketed(this.#deps.store, `access:${site.id}`, range, size, (at, dims, n) => {
-        const bucket = buckets.get(at);
-        if (bucket === undefined) return;
-        bucket.total += n;
-        if (!NORMAL_GUARDS.has(dims.guard_status)) bucket.abnormal += n;
-        if (dims.attack_group !== '') bucket.webAttacks += n;
-      });
-    }
+    await Promise.all(
+      this.#sites(range.siteId).map((site) =>
+        bucketed(this.#deps.store, `access:${site.id}`, range, size, (at, dims, n) => {
+          const bucket = buckets.get(at);
+          if (bucket === undefined) return;
+          bucket.total += n;
+          if (!NORMAL_GUARDS.has(dims.guard_status)) bucket.abnormal += n;
+          if (dims.attack_group !== '') bucket.webAttacks += n;
+        }),
+      ),
+    );
     return { bucketMs: size, buckets: [...buckets.values()] };
   }
 
@@ -288,8 +332,10 @@ export class OverviewService {
     const totals = new Map<string, number>();
     let approximate = false;
     const log = field === 'referrer_path' ? 'detection' : 'access';
-    for (const site of this.#sites(range.siteId)) {
-      const values = await this.#deps.store.valueCounts(`${log}:${site.id}`, range);
+    const perSite = await Promise.all(
+      this.#sites(range.siteId).map((site) => this.#deps.store.valueCounts(`${log}:${site.id}`, range, [field])),
+    );
+    for (const values of perSite) {
       for (const [value, n] of values.fields.get(field) ?? []) totals.set(value, (totals.get(value) ?? 0) + n);
       if (values.approximate.includes(field)) approximate = true;
     }

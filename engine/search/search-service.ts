@@ -355,7 +355,7 @@ export class SearchService {
             client_bot_type: dims.bot_type,
             log_setting_id: dims.log_setting,
           };
-          if (q.filter.matches(pseudo)) add(m.minute, n);
+          if (q.filter.matches(pseudo)) add(m.at, n);
         }
       }
       await scanRange(q.from, Math.min(first, q.to));

@@ -100,3 +100,4 @@ export type {
   RuleInput,
   RuleNotifyInput,
 } from './event-shape.ts';
+export { hash53, highBits, lowBits } from './hash.ts';

@@ -164,9 +164,9 @@ describe('the log store index', () => {
     for (let i = 1200; i < 1500; i++) store.append('access:s1', record(i, T0 + i * 100)); // a third minute, later flushes
     const minutes = new Map<number, Record<string, number>>();
     for await (const m of store.rollups('access:s1', { from: T0, to: T0 + 10 * 60_000 })) {
-      const merged = minutes.get(m.minute) ?? {};
+      const merged = minutes.get(m.at) ?? {};
       for (const [dims, n] of Object.entries(m.counts)) merged[dims] = (merged[dims] ?? 0) + n;
-      minutes.set(m.minute, merged);
+      minutes.set(m.at, merged);
     }
     expect([...minutes.keys()]).toEqual([T0, T0 + 60_000, T0 + 120_000]);
     const total = [...minutes.values()].flatMap((c) => Object.values(c)).reduce((a, b) => a + b, 0);
@@ -212,7 +212,7 @@ describe('retention', () => {
     expect(keptIndex.length).toBe(left.filter((p) => p.record.src_ip === '10.0.0.1').length);
 
     const rollupMinutes: number[] = [];
-    for await (const m of store.rollups('access:s1', { from: 0, to: T0 })) rollupMinutes.push(m.minute);
+    for await (const m of store.rollups('access:s1', { from: 0, to: T0 })) rollupMinutes.push(m.at);
     expect(rollupMinutes.length).toBeGreaterThan(0);
     expect(rollupMinutes.every((m) => m >= recent - 60_000)).toBe(true);
     expect((await store.logs()).map((l) => l.log)).toEqual(['access:s1']);

@@ -6,12 +6,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LogStore, type LogRecord } from '#engine/log-store';
+import { coverRange, LogStore, type LogRecord } from '#engine/log-store';
 import { ManualClock } from '#engine/shared';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 const T0 = Date.UTC(2026, 10, 1, 10, 0, 0);
 let dir: string;
 beforeEach(async () => {
@@ -41,13 +43,18 @@ function access(i: number, time: number, next: () => number): LogRecord {
 }
 
 /** What reading the records finds: records per value of each ranking field in [from, to). */
-async function expected(store: LogStore, from: number, to: number): Promise<Record<string, Record<string, number>>> {
+async function expected(
+  store: LogStore,
+  from: number,
+  to: number,
+  log = 'access:s1',
+): Promise<Record<string, Record<string, number>>> {
   const out: Record<string, Record<string, number>> = {};
   const add = (field: string, value: string) => {
     const values = (out[field] ??= {});
     values[value] = (values[value] ?? 0) + 1;
   };
-  for await (const block of store.blocks('access:s1', { from, to, oldestFirst: true })) {
+  for await (const block of store.blocks(log, { from, to, oldestFirst: true })) {
     for (let row = 0; row < block.lines.length; row++) {
       const r = block.record(row)!;
       const t = r._timestamp as number;
@@ -64,8 +71,13 @@ async function expected(store: LogStore, from: number, to: number): Promise<Reco
   return out;
 }
 
-async function actual(store: LogStore, from: number, to: number): Promise<Record<string, Record<string, number>>> {
-  const counts = await store.valueCounts('access:s1', { from, to });
+async function actual(
+  store: LogStore,
+  from: number,
+  to: number,
+  log = 'access:s1',
+): Promise<Record<string, Record<string, number>>> {
+  const counts = await store.valueCounts(log, { from, to });
   expect(counts.approximate).toEqual([]);
   return Object.fromEntries([...counts.fields].map(([field, values]) => [field, Object.fromEntries(values)]));
 }
@@ -103,12 +115,115 @@ describe('value roll-ups', () => {
     await store.close();
   });
 
+  it('count days from their hours, whether the days passed live, were loaded in bulk or were cut by a restart', async () => {
+    const clock = new ManualClock(T0);
+    let store = await LogStore.open(dir, undefined, { clock });
+    const next = random(11);
+    // Live: a record every ~3 min over three days and a half, the clock following.
+    let i = 0;
+    for (let t = T0; t < T0 + 3 * DAY + 12 * HOUR; t += 60_000 + Math.floor(next() * 240_000)) {
+      clock.set(t);
+      store.append('access:s1', access(i++, t, next));
+      if (i % 50 === 0) await store.flush();
+      // A restart in the middle of the second day.
+      if (i === 700) {
+        await store.close();
+        store = await LogStore.open(dir, undefined, { clock });
+      }
+    }
+    await store.flush();
+    // Bulk: another site's three days loaded at once, long after they happened.
+    clock.set(T0 + 10 * DAY);
+    for (let t = T0; t < T0 + 3 * DAY; t += 30_000 + Math.floor(next() * 60_000)) {
+      store.append('access:s2', { ...access(i++, t, next), site_id: 's2' });
+      if (i % 500 === 0) await store.flush();
+    }
+    await store.flush();
+    const ranges: [number, number][] = [
+      [T0 + 17_345, T0 + 3 * DAY + 2 * HOUR + 7_777],
+      [T0 - 14 * HOUR, T0 + 2 * DAY - 14 * HOUR + 1],
+      [T0 + 3 * DAY - 10 * HOUR, T0 + 10 * DAY],
+      [T0 + DAY + 59 * MINUTE + 30_000, T0 + DAY + HOUR + 30_000],
+    ];
+    const check = async (): Promise<void> => {
+      for (const log of ['access:s1', 'access:s2'])
+        for (const [from, to] of ranges) {
+          const want = await expected(store, from, to, log);
+          expect(await actual(store, from, to, log)).toEqual(want);
+          const distinct = await store.distinctValues(log, { from, to }, 'src_ip');
+          expect(distinct.sketch).toBeNull();
+          expect([...distinct.values].sort()).toEqual(Object.keys(want.src_ip ?? {}).sort());
+          // The per-dimension roll-ups cover the same ranges: their sum is the number of records.
+          let rolled = 0;
+          const span = (await store.span(log))!;
+          const cover = coverRange(Math.max(from, span.oldest), to);
+          for (const part of cover.whole)
+            for await (const bucket of store.rollups(log, part, part.granularity))
+              if (bucket.at >= part.from && bucket.at < part.to)
+                for (const n of Object.values(bucket.counts)) rolled += n;
+          for (const [a, b] of cover.edges) rolled += (await store.read(log, { from: a, to: b })).length;
+          expect(rolled).toBe((await store.read(log, { from, to })).length);
+        }
+    };
+    await check();
+    await store.close();
+    store = await LogStore.open(dir, undefined, { clock });
+    await check();
+    await store.close();
+  });
+
+  it('are derived again when a store written before hour and day roll-ups is opened', async () => {
+    const clock = new ManualClock(T0 + 5 * DAY);
+    let store = await LogStore.open(dir, undefined, { clock });
+    const next = random(5);
+    let i = 0;
+    for (let t = T0; t < T0 + 2 * DAY + 3 * HOUR; t += 60_000 + Math.floor(next() * 120_000)) {
+      store.append('access:s1', access(i++, t, next));
+      store.append('detection:s1', {
+        _timestamp: t,
+        src_ip: '10.9.9.9',
+        referrer: `https://shop.example.com/p/${i % 9}`,
+      });
+    }
+    await store.close();
+    // What the previous release left: minute roll-ups only, value roll-ups in its own layout.
+    const db = new ClassicLevel<Buffer, Buffer>(join(dir, 'logs'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    const spaces = { rollups: Buffer.from([0xfe, 0x72]), values: Buffer.from([0xfe, 0x76]) };
+    for await (const key of db.keys({ gte: spaces.rollups, lt: Buffer.from([0xfe, 0x73]) })) {
+      // The byte after `<log>\0` is a time's first byte (0) for a minute, `h` or `d` otherwise.
+      const at = key.indexOf(0, 2) + 1;
+      if (key[at] !== 0) await db.del(key);
+    }
+    await db.clear({ gte: spaces.values, lt: Buffer.from([0xfe, 0x77]) });
+    const oldValueKey = Buffer.concat([spaces.values, Buffer.from('access:s1\0m'), Buffer.alloc(14)]);
+    await db.put(oldValueKey, Buffer.from('{"src_ip":{"10.0.0.1":99}}'));
+    await db.del(Buffer.concat([Buffer.from([0xff, 0x6d]), Buffer.from('rollups-format')]));
+    await db.close();
+
+    store = await LogStore.open(dir, undefined, { clock });
+    const ranges: [number, number][] = [
+      [T0 - HOUR, T0 + 3 * DAY],
+      [T0 + 17_345, T0 + 2 * DAY + HOUR + 7_777],
+    ];
+    for (const [from, to] of ranges) {
+      expect(await actual(store, from, to)).toEqual(await expected(store, from, to));
+      let rolled = 0;
+      for (const part of coverRange(T0, T0 + 3 * DAY).whole)
+        for await (const bucket of store.rollups('access:s1', part, part.granularity))
+          if (bucket.at >= part.from && bucket.at < part.to) for (const n of Object.values(bucket.counts)) rolled += n;
+      expect(rolled).toBe(i);
+    }
+    const detection = await store.valueCounts('detection:s1', { from: T0, to: T0 + 3 * DAY }, ['referrer_path']);
+    expect([...detection.fields.get('referrer_path')!.values()].reduce((a, b) => a + b, 0)).toBe(i);
+    await store.close();
+  });
+
   it('say which fields overflowed a bucket instead of claiming exact counts', async () => {
     const clock = new ManualClock(T0);
     const store = await LogStore.open(dir, undefined, { clock });
     for (let n = 0; n < 1_200; n++)
       store.append('access:s1', {
-        _timestamp: T0 + 1_000 + n,
+        _timestamp: T0 + n,
         src_ip: `10.1.${n >> 8}.${n & 255}`,
         request: 'GET / HTTP/1.1',
       });
@@ -116,6 +231,11 @@ describe('value roll-ups', () => {
     expect(counts.approximate).toEqual(['src_ip']);
     expect(counts.fields.get('src_ip')!.size).toBe(1_000);
     expect(counts.fields.get('path')!.get('/')).toBe(1_200);
+    // The distinct count comes from the sketch of all addresses (1.6 % standard error).
+    const distinct = await store.distinctValues('access:s1', { from: T0, to: T0 + MINUTE }, 'src_ip');
+    const sketch = distinct.sketch!;
+    for (const value of distinct.values) sketch.add(value);
+    expect(Math.abs(sketch.estimate() - 1_200)).toBeLessThan(60);
     await store.close();
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RollupDimsKeys, rollupDimsKey } from '../../../engine/log-store/fields.ts';
-import { blockPosition, recordKey, rollupKey, rollupMinute } from '../../../engine/log-store/keys.ts';
+import { blockPosition, recordKey, rollupKey, rollupTime } from '../../../engine/log-store/keys.ts';
 
 // The write path's shortcuts give exactly what the plain functions give.
 
@@ -41,6 +41,6 @@ describe('store keys', () => {
     times.forEach((t, i) => expect(blockPosition(keys[i]!)).toEqual({ second: t, seq: 5 }));
     const sorted = [...keys].sort((a, b) => Buffer.compare(a, b));
     expect(sorted).toEqual(keys);
-    expect(rollupMinute(rollupKey('access:a', 1_767_225_600_000, 3, 9))).toBe(1_767_225_600_000);
+    expect(rollupTime(rollupKey('access:a', 'm', 1_767_225_600_000, 3, 9))).toBe(1_767_225_600_000);
   });
 });
