@@ -5,6 +5,7 @@ import { certificateBundle, issueBundle } from '#engine/intake';
 import { compileParser, type LogParseConfig, type LogParser } from '#engine/parse';
 import {
   RampartError,
+  copyName as copyNameOf,
   cryptoRandom,
   newId,
   validationFailed,
@@ -172,14 +173,18 @@ export class LogConfigsService {
    */
   async copy(id: string, name?: string): Promise<LogConfigRecord> {
     const source = this.get(id);
-    const taken = new Set(this.list().map((c) => c.name));
-    let copyName = name?.trim() || `${source.name} copy`;
-    for (let n = 2; !name && taken.has(copyName); n++) copyName = `${source.name} copy ${n}`;
+    const copyName =
+      name?.trim().slice(0, 64) ||
+      copyNameOf(
+        source.name,
+        this.list().map((c) => c.name),
+        64,
+      );
     const now = this.#deps.clock.now();
     const record: LogConfigRecord = {
       ...structuredClone(source),
       id: newId('log', this.#random),
-      name: copyName.slice(0, 64),
+      name: copyName,
       kind: source.kind === 'access' ? 'custom' : source.kind,
       siteId: source.kind === 'access' ? null : source.siteId,
       method: source.method ?? 'tcp',

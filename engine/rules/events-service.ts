@@ -1,4 +1,5 @@
 import {
+  copyName,
   RampartError,
   newId,
   validationFailed,
@@ -128,11 +129,13 @@ export class EventsService {
 
   async copy(id: string): Promise<EventRecord> {
     const source = this.get(id);
-    const names = new Set(this.list().map((e) => e.name.trim().toLowerCase()));
-    let name = `${source.name} copy`;
-    for (let n = 2; names.has(name.toLowerCase()); n++) name = `${source.name} copy ${n}`;
+    const name = copyName(
+      source.name,
+      this.list().map((e) => e.name),
+      64,
+    );
     const { id: _id, preset: _p, enabled: _e, createdAt: _c, updatedAt: _u, ...input } = source;
-    return this.create({ ...input, name: name.slice(0, 64) });
+    return this.create({ ...input, name });
   }
 
   async setEnabled(id: string, enabled: boolean): Promise<EventRecord> {

@@ -1,4 +1,5 @@
 import {
+  copyName,
   MIN_RULE_PRIORITY,
   RampartError,
   newId,
@@ -116,11 +117,13 @@ export class RulesService {
 
   async copy(id: string): Promise<RuleRecord> {
     const source = this.get(id);
-    const names = new Set(this.#deps.store.data.rules.map((r) => r.name.trim().toLowerCase()));
-    let name = `${source.name} copy`;
-    for (let n = 2; names.has(name.toLowerCase()); n++) name = `${source.name} copy ${n}`;
+    const name = copyName(
+      source.name,
+      this.#deps.store.data.rules.map((r) => r.name),
+      64,
+    );
     const { id: _id, createdAt: _c, updatedAt: _u, ...input } = source;
-    return this.create({ ...input, name: name.slice(0, 64) });
+    return this.create({ ...input, name });
   }
 
   async remove(id: string): Promise<void> {

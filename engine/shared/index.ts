@@ -101,3 +101,4 @@ export type {
   RuleNotifyInput,
 } from './event-shape.ts';
 export { hash53, highBits, lowBits } from './hash.ts';
+export { copyName } from './copy-name.ts';

@@ -1,4 +1,5 @@
 import {
+  copyName,
   RampartError,
   isRampartError,
   newId,
@@ -130,9 +131,12 @@ export class SitesService {
   /** Copies a site under the first free name of the form "name (copy)", "name (copy 2)", ... */
   async copy(id: string): Promise<SiteRecord> {
     const source = this.get(id);
-    const taken = this.#deps.store.data.sites.map((s) => s.name.toLowerCase());
-    let name = `${source.name} (copy)`;
-    for (let n = 2; taken.includes(name.toLowerCase()); n++) name = `${source.name} (copy ${n})`;
+    const name = copyName(
+      source.name,
+      this.#deps.store.data.sites.map((s) => s.name),
+      Number.POSITIVE_INFINITY,
+      (n) => (n === 1 ? ' (copy)' : ` (copy ${n})`),
+    );
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = source;
     return this.create({ ...settings, name });
   }
