@@ -16,3 +16,4 @@ export { createIntel, accessLogFields, IP_CLASSIFICATIONS } from './intel.ts';
 export type { Intel, IntelOptions, IntelResult, IntelFields, IntelAccessLogFields, IpClassification } from './intel.ts';
 export { UA_CLASSIFICATIONS } from './ua-analyser.ts';
 export type { UaClassification } from './ua-analyser.ts';
+export { INTEL_FIELD_NAMES } from './intel.ts';

@@ -48,6 +48,24 @@ export interface IntelFields {
   bot_name: string;
 }
 
+/** Every sub-field of `_intelligence_result.intel`, by name (events test them by name). */
+export const INTEL_FIELD_NAMES = [
+  'ip_city',
+  'ip_country',
+  'ip_asn',
+  'ip_org',
+  'ip_classification',
+  'ip_data_center_name',
+  'ua_classification',
+  'ua_family',
+  'ua_os',
+  'ua_version_major',
+  'bot_type',
+  'bot_name',
+] as const satisfies readonly (keyof IntelFields)[];
+// Adding a field to IntelFields without naming it above fails here.
+const _allNamed: Exclude<keyof IntelFields, (typeof INTEL_FIELD_NAMES)[number]> extends never ? true : never = true;
+
 /**
  * The `_intelligence_result` JSON of a log record: its sub-fields are `intel.<name>`. Shared between
  * lookups of the same address and user agent: read only.

@@ -1,5 +1,6 @@
 import type { LogConfigRecord } from '#engine/config-store';
 import type { SourceInfo } from '#engine/events';
+import { INTEL_FIELD_NAMES } from '#engine/intel';
 
 /** The fields of an access record (engine/verdict's accessRecord) an event can test. */
 const ACCESS_FIELDS = [
@@ -25,22 +26,6 @@ const ACCESS_FIELDS = [
   'source_type',
 ] as const;
 
-/** The sub-fields of `_intelligence_result` events read by name (engine/intel's IntelFields). */
-const INTEL_FIELDS = [
-  'ip_city',
-  'ip_country',
-  'ip_asn',
-  'ip_org',
-  'ip_classification',
-  'ip_data_center_name',
-  'ua_classification',
-  'ua_family',
-  'ua_os',
-  'ua_version_major',
-  'bot_type',
-  'bot_name',
-] as const;
-
 /** What every parsed custom record carries besides its configured fields (spec 2.2). */
 const CUSTOM_FIELDS = ['log_id', 'log_setting_id', 'parsed', 'raw_data'] as const;
 
@@ -55,7 +40,7 @@ export function logOfConfig(config: LogConfigRecord): string {
 export function sourceInfo(config: LogConfigRecord): SourceInfo {
   const fields: string[] =
     config.kind === 'custom'
-      ? [...CUSTOM_FIELDS, ...config.fields.map((f) => f.name), ...(config.intelligence ? INTEL_FIELDS : [])]
-      : [...ACCESS_FIELDS, ...INTEL_FIELDS];
+      ? [...CUSTOM_FIELDS, ...config.fields.map((f) => f.name), ...(config.intelligence ? INTEL_FIELD_NAMES : [])]
+      : [...ACCESS_FIELDS, ...INTEL_FIELD_NAMES];
   return { log: logOfConfig(config), keyFields: { ...config.keyFields }, fields: [...new Set(fields)] };
 }
