@@ -108,6 +108,11 @@ const valuesName = (log: string): string => `${VALUES_OPEN}${log}`;
 const ROLLUPS_FORMAT_NAME = 'rollups-format';
 /** 2: hour and day dimension roll-ups, value roll-ups per field with days and sketches. */
 const ROLLUPS_FORMAT = '2';
+/**
+ * What a roll-up read fetches from LevelDB per round trip (its default, 16 KB, is one or two of a
+ * busy day's value roll-ups: a 30-day read waited on a thread hand-off per entry).
+ */
+const ROLLUP_READ_BYTES = 1024 * 1024;
 /** Records counted between two writes while value roll-ups are derived again. */
 const RECOUNT_BATCH = 100_000;
 const STANDARD_INDEXED: ReadonlySet<string> = new Set(INDEXED_FIELDS);
@@ -675,7 +680,10 @@ export class LogStore {
     sink: TallySink,
   ): Promise<void> {
     if (from >= to) return;
-    for await (const [key, value] of this.#db.iterator(valueRange(log, granularity, field, from, to))) {
+    for await (const [key, value] of this.#db.iterator({
+      ...valueRange(log, granularity, field, from, to),
+      highWaterMarkBytes: ROLLUP_READ_BYTES,
+    })) {
       const time = valueKeyTime(key);
       if (time >= from && time < to) sink.stored(value);
     }
@@ -688,7 +696,10 @@ export class LogStore {
   /** Whole days: each from its summed roll-up, or from its hours while it has none. */
   async #readDays(log: string, field: string, from: number, to: number, sink: TallySink): Promise<void> {
     const summed = new Set<number>();
-    for await (const [key, value] of this.#db.iterator(valueRange(log, 'd', field, from, to))) {
+    for await (const [key, value] of this.#db.iterator({
+      ...valueRange(log, 'd', field, from, to),
+      highWaterMarkBytes: ROLLUP_READ_BYTES,
+    })) {
       const day = valueKeyTime(key);
       if (day >= from && day < to && sink.stored(value)) summed.add(day);
     }
@@ -1543,7 +1554,10 @@ export class LogStore {
   ): AsyncGenerator<BucketCounts> {
     await this.flush();
     const span = SPAN[granularity];
-    const iterator = this.#db.iterator(rollupRange(log, granularity, Math.ceil(range.from / span) * span, range.to));
+    const iterator = this.#db.iterator({
+      ...rollupRange(log, granularity, Math.ceil(range.from / span) * span, range.to),
+      highWaterMarkBytes: ROLLUP_READ_BYTES,
+    });
     try {
       for await (const [key, value] of iterator) {
         yield { at: rollupTime(key), counts: JSON.parse(value) as Record<string, number> };

@@ -40,8 +40,8 @@ export const OPEN_CAP: Readonly<Record<Granularity, number>> = { m: 1_000, h: 10
  */
 export const KEPT: Readonly<Record<Granularity, { exact: number; top: number }>> = {
   m: { exact: 1_000, top: 1_000 },
-  h: { exact: 1_000, top: 100 },
-  d: { exact: 1_000, top: 200 },
+  h: { exact: 200, top: 50 },
+  d: { exact: 300, top: 200 },
 };
 /**
  * Fields whose distinct count the overview shows: a bucket that does not keep all their values
