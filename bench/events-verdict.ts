@@ -1,23 +1,27 @@
 /**
  * The verdict's p99 with 100,000 active bans next to the same figure with none (issue 15), for
- * bench/events.bench.ts: the engine runs as its own process (the built bundle); its bans are
- * written to `<data>/bans.json` between two runs, so the second start loads them (and the threat
- * store entries they made) exactly as after a restart. Latency at a fixed rate with hey, as
- * bench/verdict.bench.ts measures it; the client IP is never one of the banned ones, so both runs
- * answer PASS after a full lookup.
+ * bench/events.bench.ts. Two engine processes (the built bundle) run side by side on copies of one
+ * data directory; the second copy also holds `<data>/bans.json` with the bans (and the threat-store
+ * entries they made), which it loads at start exactly as after a restart. Latency at a fixed rate
+ * with hey, as bench/verdict.bench.ts measures it, taken in turns (none, bans, none, bans, ...) so
+ * that whatever else the machine does falls on both states alike; the caller takes the median of
+ * each state's rounds. The client IP is never one of the banned ones, so both answer PASS after a
+ * full lookup.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenService } from '#engine/probe';
 import { systemClock } from '#engine/shared';
 import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
-import { p99AtRate, startEngineProcess } from './support.ts';
+import { p99AtRate, startEngineProcess, type StartedEngine } from './support.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RATE = Number(process.env.BENCH_EVENTS_VERDICT_RATE ?? 2000);
+/** Measurements of each state, taken in turns. */
+const ROUNDS = Number(process.env.BENCH_EVENTS_VERDICT_ROUNDS ?? 3);
 
 /** The 99th percentile at RATE (hey), checking that the verdicts passed. */
 function p99(url: string, headers: Record<string, string>): number {
@@ -26,21 +30,27 @@ function p99(url: string, headers: Record<string, string>): number {
   return p99ms;
 }
 
-export async function verdictP99WithBans(bans = 100_000): Promise<{ none: number; withBans: number }> {
+export async function verdictP99WithBans(
+  bans = 100_000,
+  rounds = ROUNDS,
+): Promise<{ none: number[]; withBans: number[] }> {
   const dir = await mkdtemp(join(tmpdir(), 'rampart-bench-events-verdict-'));
   if (!process.env.BENCH_NO_BUILD) execFileSync(process.execPath, ['scripts/build-engine.mjs'], { stdio: 'ignore' });
-  const env = {
-    RAMPART_DATA: join(dir, 'data'),
+  const envOf = async (data: string) => ({
+    RAMPART_DATA: join(dir, data),
     RAMPART_CONSOLE_PORT: String(await freePort()),
     RAMPART_GATEWAY_HOST: '127.0.0.1',
     RAMPART_GATEWAY_PORT: String(await freePort()),
     RAMPART_GATEWAY_LOG_PORT: '0',
     RAMPART_INTAKE_PORT: '0',
     RAMPART_LOG_LEVEL: 'warn',
-  };
-  let engine = await startEngineProcess(env);
+  });
+  const env = await envOf('none');
+  const engines: StartedEngine[] = [];
   try {
-    const admin = new ApiClient(engine.consoleUrl);
+    const setup = await startEngineProcess(env);
+    engines.push(setup);
+    const admin = new ApiClient(setup.consoleUrl);
     await admin.setup('bench@example.com', 'Kettle#Blue7');
     const global = await admin.request<{ accessKey: string }>('PUT', '/site-global', {
       tokenCookieName: 'rampart_token',
@@ -56,7 +66,10 @@ export async function verdictP99WithBans(bans = 100_000): Promise<{ none: number
     const siteId = site.body.id;
     for (const group of ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012'])
       await admin.request('PUT', `/sites/${siteId}/basic-rules/groups/${group}`, { enabled: false, level: 'loose' });
-    const config = JSON.parse(await readFile(join(dir, 'data', 'config.json'), 'utf8')) as {
+    await setup.stop();
+    engines.pop();
+
+    const config = JSON.parse(await readFile(join(env.RAMPART_DATA, 'config.json'), 'utf8')) as {
       secrets: { tokenKey: string };
     };
     const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);
@@ -72,11 +85,9 @@ export async function verdictP99WithBans(bans = 100_000): Promise<{ none: number
         'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
       cookie: `rampart_token=${token}`,
     };
-    const url = `http://${env.RAMPART_GATEWAY_HOST}:${env.RAMPART_GATEWAY_PORT}/_rampart/verdict`;
-    p99(url, headers); // warm-up
-    const none = p99(url, headers);
-    await engine.stop();
 
+    const banned = await envOf('bans');
+    await cp(env.RAMPART_DATA, banned.RAMPART_DATA, { recursive: true });
     const now = Date.now();
     const until = now + 86_400_000;
     const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
@@ -98,17 +109,29 @@ export async function verdictP99WithBans(bans = 100_000): Promise<{ none: number
         banId: `ban_bench_${i.toString(36)}`,
       })),
     };
-    await writeFile(join(dir, 'data', 'bans.json'), JSON.stringify(snapshot));
-    engine = await startEngineProcess(env);
-    const loaded = new ApiClient(engine.consoleUrl);
+    await writeFile(join(banned.RAMPART_DATA, 'bans.json'), JSON.stringify(snapshot));
+
+    const none = await startEngineProcess(env);
+    engines.push(none);
+    const withBans = await startEngineProcess(banned);
+    engines.push(withBans);
+    const loaded = new ApiClient(withBans.consoleUrl);
     await loaded.signIn('bench@example.com', 'Kettle#Blue7');
     const count = await loaded.request<{ total: number }>('GET', '/bans?limit=1');
     if (count.body.total !== bans) throw new Error(`the engine loaded ${count.body.total} bans, not ${bans}`);
-    p99(url, headers); // warm-up
-    const withBans = p99(url, headers);
-    return { none, withBans };
+
+    const urlOf = (e: typeof env) => `http://${e.RAMPART_GATEWAY_HOST}:${e.RAMPART_GATEWAY_PORT}/_rampart/verdict`;
+    p99(urlOf(env), headers); // warm-up
+    p99(urlOf(banned), headers);
+    const result = { none: [] as number[], withBans: [] as number[] };
+    for (let round = 0; round < rounds; round++) {
+      // Alternate which state goes first, so neither always follows the other.
+      const order = round % 2 === 0 ? (['none', 'withBans'] as const) : (['withBans', 'none'] as const);
+      for (const state of order) result[state].push(p99(urlOf(state === 'none' ? env : banned), headers));
+    }
+    return result;
   } finally {
-    await engine.stop().catch(() => undefined);
+    for (const engine of engines) await engine.stop().catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
 }

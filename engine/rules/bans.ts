@@ -1,4 +1,4 @@
-import { RampartError, SECOND, type Clock, type LogKeyTarget } from '#engine/shared';
+import { LOG_KEY_TARGETS, RampartError, SECOND, type Clock, type LogKeyTarget } from '#engine/shared';
 
 /** Spec 8: a threat-store entry made by a block of an IP or a device lasts 300 s. */
 export const THREAT_STORE_SECONDS = 300;
@@ -44,10 +44,6 @@ export interface BansSnapshot {
   threats: ThreatEntry[];
 }
 
-const banKey = (siteId: string, object: LogKeyTarget, value: string): string =>
-  `${siteId}\u0000${object}\u0000${value}`;
-const threatKey = (object: 'ip' | 'device', value: string): string => `${object}\u0000${value}`;
-
 export interface BanQuery {
   siteId?: string;
   object?: LogKeyTarget;
@@ -58,19 +54,93 @@ export interface BanQuery {
   cursor?: string;
 }
 
+/** A slot's object, stored as a byte: its position in LOG_KEY_TARGETS plus one; 0 is a free slot. */
+const FREE = 0;
+const IP = 1;
+const DEVICE = 2;
+const objectCode = (object: LogKeyTarget): number => LOG_KEY_TARGETS.indexOf(object) + 1;
+const objectOf = (code: number): LogKeyTarget => LOG_KEY_TARGETS[code - 1]!;
+
+/** A site's bans: per object (by code), value -> slot. */
+interface SiteIndex {
+  /** The one copy of the site id every slot of the site refers to. */
+  siteId: string;
+  byObject: Map<string, number>[];
+}
+
 /**
- * Bans and the threat store, in memory: two maps keyed by a compact string, so the verdict's check
- * is O(1) whatever the number of entries. An entry counts only while `until > now`, so expiry is
- * exact to the millisecond; `sweep` drops expired entries to bound memory. Persistence is the
- * owner's (`snapshot` / `load` after every change, debounced).
+ * Numbered slots with a free list, for entries stored as columns (one array per field, indexed by
+ * slot) rather than one object each: a hundred thousand entries are then a few arrays and their
+ * strings, which the garbage collector marks in a fraction of the time a hundred thousand objects
+ * (and their boxed numbers) take, and which a lookup reads without allocating.
+ */
+class Slots {
+  #free: number[] = [];
+  /** Slots ever used: every slot below is taken or free. */
+  high = 0;
+  capacity = 0;
+
+  /** A slot to fill; `grow` is called first when the columns must grow to hold it. */
+  take(grow: (capacity: number) => void): number {
+    const reused = this.#free.pop();
+    if (reused !== undefined) return reused;
+    if (this.high === this.capacity) {
+      this.capacity = Math.max(1024, this.capacity * 2);
+      grow(this.capacity);
+    }
+    return this.high++;
+  }
+
+  give(slot: number): void {
+    this.#free.push(slot);
+  }
+}
+
+function grownFloats(column: Float64Array, capacity: number) {
+  const next = new Float64Array(capacity);
+  next.set(column);
+  return next;
+}
+
+function grownBytes(column: Uint8Array, capacity: number) {
+  const next = new Uint8Array(capacity);
+  next.set(column);
+  return next;
+}
+
+/**
+ * Bans and the threat store, in memory. The verdict's check is a few Map reads (site, then
+ * object's value -> slot; the threat store's value -> slot) and a read of the slot's `until`,
+ * O(1) whatever the number of entries and without allocating. An entry counts only while
+ * `until > now`, so expiry is exact to the millisecond; `sweep` frees expired slots to bound memory,
+ * a bounded number per call if asked. Persistence is the owner's (`snapshot` / `load` after every
+ * change, debounced); `Ban` and `ThreatEntry` objects are made only for the callers that read them.
  */
 export class BanStore {
-  readonly #bans = new Map<string, Ban>();
-  readonly #byId = new Map<string, Ban>();
-  readonly #threats = new Map<string, ThreatEntry>();
   readonly #clock: Clock;
   readonly #changed: () => void;
   #seq = 0;
+
+  readonly #sites = new Map<string, SiteIndex>();
+  readonly #byId = new Map<string, number>();
+  readonly #bans = new Slots();
+  #object = new Uint8Array(0);
+  #until = new Float64Array(0);
+  #createdAt = new Float64Array(0);
+  readonly #id: string[] = [];
+  readonly #site: string[] = [];
+  readonly #value: string[] = [];
+  readonly #origin: (BanOrigin | null)[] = [];
+  #banSweep = 0;
+
+  /** The threat store: value -> slot, for IPs (0) and devices (1). */
+  readonly #threatIndex: readonly Map<string, number>[] = [new Map(), new Map()];
+  readonly #threats = new Slots();
+  #threatObject = new Uint8Array(0);
+  #threatUntil = new Float64Array(0);
+  readonly #threatValue: string[] = [];
+  readonly #threatBanId: string[] = [];
+  #threatSweep = 0;
 
   constructor(options: { clock: Clock; changed?: () => void }) {
     this.#clock = options.clock;
@@ -89,49 +159,35 @@ export class BanStore {
   }): Ban {
     const now = this.#clock.now();
     const until = now + input.durationSeconds * SECOND;
-    const key = banKey(input.siteId, input.object, input.value);
-    const existing = this.#bans.get(key);
-    let ban: Ban;
-    if (existing !== undefined && existing.until > now) {
-      ban = existing;
-      if (until > existing.until) {
-        existing.until = until;
-        existing.origin = input.origin;
+    const code = objectCode(input.object);
+    let slot = this.#siteIndex(input.siteId).byObject[code]!.get(input.value);
+    if (slot !== undefined && this.#until[slot]! > now) {
+      if (until > this.#until[slot]!) {
+        this.#until[slot] = until;
+        this.#origin[slot] = input.origin;
       }
     } else {
-      if (existing !== undefined) this.#byId.delete(existing.id);
-      ban = {
-        id: `ban_${now.toString(36)}_${(this.#seq++).toString(36)}`,
-        siteId: input.siteId,
-        object: input.object,
-        value: input.value,
-        createdAt: now,
-        until,
-        origin: input.origin,
-      };
-      this.#bans.set(key, ban);
-      this.#byId.set(ban.id, ban);
+      if (slot !== undefined) this.#dropBan(slot);
+      const id = `ban_${now.toString(36)}_${(this.#seq++).toString(36)}`;
+      slot = this.#addBan(id, input.siteId, code, input.value, now, until, input.origin);
     }
-    if (input.threatStore && (input.object === 'ip' || input.object === 'device')) {
-      const tKey = threatKey(input.object, input.value);
-      const tUntil = now + THREAT_STORE_SECONDS * SECOND;
-      const entry = this.#threats.get(tKey);
-      if (entry === undefined || entry.until < tUntil)
-        this.#threats.set(tKey, { object: input.object, value: input.value, until: tUntil, banId: ban.id });
-    }
+    if (input.threatStore && (code === IP || code === DEVICE))
+      this.#addThreat(code, input.value, now + THREAT_STORE_SECONDS * SECOND, this.#id[slot]!);
     this.#changed();
-    return ban;
+    return this.#banAt(slot);
   }
 
   /** Lifts a ban and the threat-store entry it made. */
   lift(id: string): Ban {
-    const ban = this.#byId.get(id);
-    if (ban === undefined || ban.until <= this.#clock.now()) throw new RampartError('NOT_FOUND', 'ban not found');
-    this.#byId.delete(id);
-    this.#bans.delete(banKey(ban.siteId, ban.object, ban.value));
-    if (ban.object === 'ip' || ban.object === 'device') {
-      const tKey = threatKey(ban.object, ban.value);
-      if (this.#threats.get(tKey)?.banId === id) this.#threats.delete(tKey);
+    const slot = this.#byId.get(id);
+    if (slot === undefined || this.#until[slot]! <= this.#clock.now())
+      throw new RampartError('NOT_FOUND', 'ban not found');
+    const ban = this.#banAt(slot);
+    this.#dropBan(slot);
+    const code = objectCode(ban.object);
+    if (code === IP || code === DEVICE) {
+      const threat = this.#threatIndex[code - 1]!.get(ban.value);
+      if (threat !== undefined && this.#threatBanId[threat] === id) this.#dropThreat(threat);
     }
     this.#changed();
     return ban;
@@ -142,43 +198,52 @@ export class BanStore {
    * device, or (when the site consults it) a threat-store entry of either.
    */
   isBanned(siteId: string, ip: string, device: string, now: number, threatStore: boolean): boolean {
-    if (this.#bans.size === 0 && this.#threats.size === 0) return false;
-    if (ip !== '' && (this.#bans.get(banKey(siteId, 'ip', ip))?.until ?? 0) > now) return true;
-    if (device !== '' && (this.#bans.get(banKey(siteId, 'device', device))?.until ?? 0) > now) return true;
+    const site = this.#sites.get(siteId);
+    if (site !== undefined) {
+      if (ip !== '' && this.#banHolds(site.byObject[IP]!.get(ip), now)) return true;
+      if (device !== '' && this.#banHolds(site.byObject[DEVICE]!.get(device), now)) return true;
+    }
     if (!threatStore) return false;
-    if (ip !== '' && (this.#threats.get(threatKey('ip', ip))?.until ?? 0) > now) return true;
-    return device !== '' && (this.#threats.get(threatKey('device', device))?.until ?? 0) > now;
+    if (ip !== '' && this.#threatHolds(this.#threatIndex[0]!.get(ip), now)) return true;
+    return device !== '' && this.#threatHolds(this.#threatIndex[1]!.get(device), now);
   }
 
   /** Whether a site bans a user or custom key (for access methods that carry one). */
   isKeyBanned(siteId: string, object: LogKeyTarget, value: string, now: number): boolean {
-    return value !== '' && (this.#bans.get(banKey(siteId, object, value))?.until ?? 0) > now;
+    if (value === '') return false;
+    return this.#banHolds(this.#sites.get(siteId)?.byObject[objectCode(object)]!.get(value), now);
   }
 
   get(id: string): Ban | undefined {
-    const ban = this.#byId.get(id);
-    return ban !== undefined && ban.until > this.#clock.now() ? ban : undefined;
+    const slot = this.#byId.get(id);
+    return this.#banHolds(slot, this.#clock.now()) ? this.#banAt(slot!) : undefined;
   }
 
   /** Active bans, newest first, a page at a time. */
   list(query: BanQuery): { bans: Ban[]; nextCursor: string | null; total: number } {
     const now = this.#clock.now();
     const needle = query.value?.trim().toLowerCase();
-    const matching = [...this.#byId.values()]
-      .filter(
-        (b) =>
-          b.until > now &&
-          (query.siteId === undefined || b.siteId === query.siteId) &&
-          (query.object === undefined || b.object === query.object) &&
-          (!needle || b.value.toLowerCase().includes(needle)),
+    const code = query.object === undefined ? FREE : objectCode(query.object);
+    const matching: number[] = [];
+    for (let slot = 0; slot < this.#bans.high; slot++) {
+      if (
+        this.#object[slot] !== FREE &&
+        this.#until[slot]! > now &&
+        (query.siteId === undefined || this.#site[slot] === query.siteId) &&
+        (code === FREE || this.#object[slot] === code) &&
+        (!needle || this.#value[slot]!.toLowerCase().includes(needle))
       )
-      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+        matching.push(slot);
+    }
+    const createdAt = this.#createdAt;
+    const ids = this.#id;
+    matching.sort((a, b) => createdAt[b]! - createdAt[a]! || (ids[a]! < ids[b]! ? 1 : -1));
     let start = 0;
     if (query.cursor !== undefined) {
-      const at = matching.findIndex((b) => b.id === query.cursor);
+      const at = matching.findIndex((slot) => ids[slot] === query.cursor);
       start = at < 0 ? matching.length : at + 1;
     }
-    const bans = matching.slice(start, start + query.limit);
+    const bans = matching.slice(start, start + query.limit).map((slot) => this.#banAt(slot));
     const more = start + query.limit < matching.length;
     return { bans, nextCursor: more ? (bans.at(-1)?.id ?? null) : null, total: matching.length };
   }
@@ -186,39 +251,56 @@ export class BanStore {
   /** Active threat-store entries. */
   threats(): ThreatEntry[] {
     const now = this.#clock.now();
-    return [...this.#threats.values()].filter((t) => t.until > now);
+    const entries: ThreatEntry[] = [];
+    for (let slot = 0; slot < this.#threats.high; slot++)
+      if (this.#threatHolds(slot, now)) entries.push(this.#threatAt(slot));
+    return entries;
   }
 
+  /** Entries held (active, or expired and not swept yet). */
   counts(): { bans: number; threats: number } {
-    return { bans: this.#bans.size, threats: this.#threats.size };
+    return { bans: this.#byId.size, threats: this.#threatIndex[0]!.size + this.#threatIndex[1]!.size };
   }
 
-  /** Drops expired entries; true when something was dropped. */
-  sweep(now = this.#clock.now()): boolean {
-    let dropped = false;
-    for (const [key, ban] of this.#bans) {
-      if (ban.until <= now) {
-        this.#bans.delete(key);
-        this.#byId.delete(ban.id);
-        dropped = true;
+  /**
+   * Frees expired entries, at most `limit` of them (the slots are walked on from where the last
+   * call stopped, so a mass expiry is spread over calls); true when something was freed.
+   */
+  sweep(now = this.#clock.now(), limit = Infinity): boolean {
+    // Dropping a slot never reallocates the columns, so they can be read through locals.
+    let freed = 0;
+    const banSlots = this.#bans.high;
+    const object = this.#object;
+    const until = this.#until;
+    let slot = this.#banSweep;
+    for (let n = banSlots; n > 0 && freed < limit; n--, slot++) {
+      if (slot >= banSlots) slot = 0;
+      if (object[slot] !== FREE && until[slot]! <= now) {
+        this.#dropBan(slot);
+        freed++;
       }
     }
-    for (const [key, entry] of this.#threats) {
-      if (entry.until <= now) {
-        this.#threats.delete(key);
-        dropped = true;
+    this.#banSweep = slot;
+    const threatSlots = this.#threats.high;
+    const threatObject = this.#threatObject;
+    const threatUntil = this.#threatUntil;
+    slot = this.#threatSweep;
+    for (let n = threatSlots; n > 0 && freed < limit; n--, slot++) {
+      if (slot >= threatSlots) slot = 0;
+      if (threatObject[slot] !== FREE && threatUntil[slot]! <= now) {
+        this.#dropThreat(slot);
+        freed++;
       }
     }
-    return dropped;
+    this.#threatSweep = slot;
+    return freed > 0;
   }
 
   snapshot(): BansSnapshot {
     const now = this.#clock.now();
-    return {
-      version: 1,
-      bans: [...this.#byId.values()].filter((b) => b.until > now),
-      threats: [...this.#threats.values()].filter((t) => t.until > now),
-    };
+    const bans: Ban[] = [];
+    for (let slot = 0; slot < this.#bans.high; slot++) if (this.#banHolds(slot, now)) bans.push(this.#banAt(slot));
+    return { version: 1, bans, threats: this.threats() };
   }
 
   /** Loads a snapshot (at start); entries already expired are left out, malformed ones skipped. */
@@ -227,18 +309,129 @@ export class BanStore {
     const { bans, threats } = snapshot as Partial<BansSnapshot>;
     const now = this.#clock.now();
     for (const ban of Array.isArray(bans) ? bans : []) {
-      if (!isBan(ban) || ban.until <= now) continue;
-      this.#bans.set(banKey(ban.siteId, ban.object, ban.value), ban);
-      this.#byId.set(ban.id, ban);
+      if (!isBan(ban) || ban.until <= now || this.#byId.has(ban.id)) continue;
+      const code = objectCode(ban.object);
+      const existing = this.#siteIndex(ban.siteId).byObject[code]!.get(ban.value);
+      if (existing !== undefined) {
+        if (this.#until[existing]! >= ban.until) continue;
+        this.#dropBan(existing);
+      }
+      this.#addBan(ban.id, ban.siteId, code, ban.value, ban.createdAt, ban.until, ban.origin);
     }
     for (const entry of Array.isArray(threats) ? threats : []) {
       if (!isThreat(entry) || entry.until <= now) continue;
-      this.#threats.set(threatKey(entry.object, entry.value), entry);
+      // The threat's strings are its ban's when that is loaded: one copy of each.
+      const banSlot = this.#byId.get(entry.banId);
+      const banId = banSlot === undefined ? entry.banId : this.#id[banSlot]!;
+      const value = banSlot !== undefined && this.#value[banSlot] === entry.value ? this.#value[banSlot] : entry.value;
+      this.#addThreat(objectCode(entry.object), value, entry.until, banId);
     }
   }
-}
 
-const OBJECTS: readonly string[] = ['ip', 'device', 'user', 'custom1', 'custom2'];
+  #siteIndex(siteId: string): SiteIndex {
+    let site = this.#sites.get(siteId);
+    if (site === undefined) {
+      site = { siteId, byObject: Array.from({ length: LOG_KEY_TARGETS.length + 1 }, () => new Map<string, number>()) };
+      this.#sites.set(siteId, site);
+    }
+    return site;
+  }
+
+  #banHolds(slot: number | undefined, now: number): boolean {
+    return slot !== undefined && this.#object[slot] !== FREE && this.#until[slot]! > now;
+  }
+
+  #threatHolds(slot: number | undefined, now: number): boolean {
+    return slot !== undefined && this.#threatObject[slot] !== FREE && this.#threatUntil[slot]! > now;
+  }
+
+  #addBan(
+    id: string,
+    siteId: string,
+    code: number,
+    value: string,
+    createdAt: number,
+    until: number,
+    origin: BanOrigin,
+  ): number {
+    const site = this.#siteIndex(siteId);
+    const slot = this.#bans.take((capacity) => {
+      this.#object = grownBytes(this.#object, capacity);
+      this.#until = grownFloats(this.#until, capacity);
+      this.#createdAt = grownFloats(this.#createdAt, capacity);
+    });
+    this.#object[slot] = code;
+    this.#until[slot] = until;
+    this.#createdAt[slot] = createdAt;
+    this.#id[slot] = id;
+    this.#site[slot] = site.siteId;
+    this.#value[slot] = value;
+    this.#origin[slot] = origin;
+    site.byObject[code]!.set(value, slot);
+    this.#byId.set(id, slot);
+    return slot;
+  }
+
+  #dropBan(slot: number): void {
+    this.#sites.get(this.#site[slot]!)?.byObject[this.#object[slot]!]!.delete(this.#value[slot]!);
+    this.#byId.delete(this.#id[slot]!);
+    this.#object[slot] = FREE;
+    this.#until[slot] = 0;
+    this.#id[slot] = '';
+    this.#site[slot] = '';
+    this.#value[slot] = '';
+    this.#origin[slot] = null;
+    this.#bans.give(slot);
+  }
+
+  /** A threat-store entry of `value` until `until`, unless one lasts as long already. */
+  #addThreat(code: number, value: string, until: number, banId: string): void {
+    const index = this.#threatIndex[code - 1]!;
+    let slot = index.get(value);
+    if (slot !== undefined && this.#threatUntil[slot]! >= until) return;
+    if (slot === undefined) {
+      slot = this.#threats.take((capacity) => {
+        this.#threatObject = grownBytes(this.#threatObject, capacity);
+        this.#threatUntil = grownFloats(this.#threatUntil, capacity);
+      });
+      this.#threatObject[slot] = code;
+      this.#threatValue[slot] = value;
+      index.set(value, slot);
+    }
+    this.#threatUntil[slot] = until;
+    this.#threatBanId[slot] = banId;
+  }
+
+  #dropThreat(slot: number): void {
+    this.#threatIndex[this.#threatObject[slot]! - 1]!.delete(this.#threatValue[slot]!);
+    this.#threatObject[slot] = FREE;
+    this.#threatUntil[slot] = 0;
+    this.#threatValue[slot] = '';
+    this.#threatBanId[slot] = '';
+    this.#threats.give(slot);
+  }
+
+  #banAt(slot: number): Ban {
+    return {
+      id: this.#id[slot]!,
+      siteId: this.#site[slot]!,
+      object: objectOf(this.#object[slot]!),
+      value: this.#value[slot]!,
+      createdAt: this.#createdAt[slot]!,
+      until: this.#until[slot]!,
+      origin: this.#origin[slot]!,
+    };
+  }
+
+  #threatAt(slot: number): ThreatEntry {
+    return {
+      object: this.#threatObject[slot] === IP ? 'ip' : 'device',
+      value: this.#threatValue[slot]!,
+      until: this.#threatUntil[slot]!,
+      banId: this.#threatBanId[slot]!,
+    };
+  }
+}
 
 function isBan(value: unknown): value is Ban {
   if (typeof value !== 'object' || value === null) return false;
@@ -247,7 +440,7 @@ function isBan(value: unknown): value is Ban {
     typeof b.id === 'string' &&
     typeof b.siteId === 'string' &&
     typeof b.object === 'string' &&
-    OBJECTS.includes(b.object) &&
+    (LOG_KEY_TARGETS as readonly string[]).includes(b.object) &&
     typeof b.value === 'string' &&
     typeof b.createdAt === 'number' &&
     typeof b.until === 'number' &&

@@ -12,6 +12,14 @@ import { readInTimeOrder, type DryRunStore } from './dry-run.ts';
 /** The trigger log (spec 1.2): one record per fired event, with the rules it fired. */
 export const TRIGGER_LOG = 'trigger';
 
+/**
+ * Expired bans and threat-store entries are freed every second, at most this many at a time: a mass
+ * expiry is spread over seconds (a couple of milliseconds each) instead of stalling the verdict for
+ * all of them at once, and expiry itself is exact whatever the sweep. Memory stays bounded while
+ * fewer than 2,000 bans a second are made.
+ */
+const BAN_SWEEP_LIMIT = 2_000;
+
 /** The part of the log store the runtime writes to. */
 export interface TriggerLogStore {
   append(log: string, record: { _timestamp: number } & Record<string, unknown>): void;
@@ -63,6 +71,7 @@ export class EventRuntime {
   #keyFieldsByLog = new Map<string, Partial<Record<KeyTarget, string>>>();
   #timer: NodeJS.Timeout | null = null;
   #sweepTimer: NodeJS.Timeout | null = null;
+  #banSweepTimer: NodeJS.Timeout | null = null;
   #writing: Promise<void> = Promise.resolve();
   #seq = 0;
   /** Firings and bans since start, for the console. */
@@ -101,12 +110,10 @@ export class EventRuntime {
       this.#timer = setInterval(() => void this.saveState(), this.#deps.snapshotEveryMs ?? 30 * SECOND);
       this.#timer.unref();
     }
-    this.#sweepTimer = setInterval(() => {
-      const now = this.#deps.clock.now();
-      this.engine.sweep(now);
-      this.#deps.bans.sweep(now);
-    }, 5 * SECOND);
+    this.#sweepTimer = setInterval(() => this.engine.sweep(this.#deps.clock.now()), 5 * SECOND);
     this.#sweepTimer.unref();
+    this.#banSweepTimer = setInterval(() => this.#deps.bans.sweep(this.#deps.clock.now(), BAN_SWEEP_LIMIT), SECOND);
+    this.#banSweepTimer.unref();
   }
 
   /** Feeds the records stored since `from` to the engine, acting on nothing they fire. */
@@ -134,7 +141,8 @@ export class EventRuntime {
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     if (this.#sweepTimer) clearInterval(this.#sweepTimer);
-    this.#timer = this.#sweepTimer = null;
+    if (this.#banSweepTimer) clearInterval(this.#banSweepTimer);
+    this.#timer = this.#sweepTimer = this.#banSweepTimer = null;
     await this.saveState();
     await this.#deps.notifier?.settle();
   }

@@ -136,4 +136,42 @@ describe('bans and the threat store', () => {
     expect(bans.sweep()).toBe(true);
     expect(bans.counts()).toEqual({ bans: 0, threats: 0 });
   });
+
+  it('a sweep with a limit frees at most that many expired entries and goes on where it stopped', () => {
+    const { clock, bans } = store();
+    for (let i = 0; i < 10; i++)
+      bans.ban({ siteId: 's1', object: 'ip', value: `10.0.0.${i}`, durationSeconds: 60, origin, threatStore: false });
+    clock.advance(60_000);
+    expect(bans.sweep(clock.now(), 4)).toBe(true);
+    expect(bans.counts().bans).toBe(6);
+    expect(bans.sweep(clock.now(), 4)).toBe(true);
+    expect(bans.sweep(clock.now(), 4)).toBe(true);
+    expect(bans.counts().bans).toBe(0);
+    expect(bans.sweep(clock.now(), 4)).toBe(false);
+  });
+
+  it('a ban made again after its predecessor expired, before a sweep, is a new ban', () => {
+    const { clock, bans } = store();
+    const first = bans.ban({
+      siteId: 's1',
+      object: 'ip',
+      value: '10.0.0.1',
+      durationSeconds: 60,
+      origin,
+      threatStore: false,
+    });
+    clock.advance(60_000);
+    const second = bans.ban({
+      siteId: 's1',
+      object: 'ip',
+      value: '10.0.0.1',
+      durationSeconds: 60,
+      origin,
+      threatStore: false,
+    });
+    expect(second.id).not.toBe(first.id);
+    expect(bans.get(first.id)).toBeUndefined();
+    expect(bans.isBanned('s1', '10.0.0.1', '', clock.now() + 59_999, false)).toBe(true);
+    expect(bans.counts().bans).toBe(1);
+  });
 });
