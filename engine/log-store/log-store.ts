@@ -426,6 +426,10 @@ export class LogStore {
   };
   #rollupParts = 0;
   readonly #listeners = new Set<(block: StoredBlock) => void>();
+  /** log -> its oldest and newest second, once span() has read them (appends keep them current). */
+  readonly #spans = new Map<string, { oldest: number; newest: number }>();
+  /** Appends and deletions so far: a span() whose seeks saw this change keeps nothing. */
+  #changes = 0;
   #closing = false;
   /** Index entries gathered over GATHER_MS before they are written (postings.ts). */
   readonly #gatherer: Gatherer;
@@ -869,6 +873,12 @@ export class LogStore {
   append(log: string, record: LogRecord): void {
     const timestamp = record._timestamp;
     const second = Math.floor(timestamp / SECOND) * SECOND;
+    this.#changes++;
+    const span = this.#spans.get(log);
+    if (span !== undefined) {
+      if (second < span.oldest) span.oldest = second;
+      if (second > span.newest) span.newest = second;
+    }
     let open = this.#open.get(log);
     if (open === undefined) this.#open.set(log, (open = []));
     let at = open.length - 1;
@@ -1440,15 +1450,24 @@ export class LogStore {
     return () => this.#listeners.delete(listener);
   }
 
-  /** The time of a log's oldest and newest block (whole seconds), or null when it has none. */
+  /**
+   * The time of a log's oldest and newest block (whole seconds), or null when it has none: two
+   * seeks the first time, then kept up to date by appends (a deletion forgets it).
+   */
   async span(log: string): Promise<{ oldest: number; newest: number } | null> {
     // What was appended counts: a search right after an intake's lines must see them.
     await this.flush();
+    const known = this.#spans.get(log);
+    if (known !== undefined) return { ...known };
+    const changes = this.#changes;
     const bounds = rangeBounds(log, 0, Number.MAX_SAFE_INTEGER);
     const [first] = await this.#db.keys({ ...bounds, limit: 1 }).all();
     if (first === undefined) return null;
     const [last] = await this.#db.keys({ ...bounds, limit: 1, reverse: true }).all();
-    return { oldest: blockPosition(first).second, newest: blockPosition(last ?? first).second };
+    const span = { oldest: blockPosition(first).second, newest: blockPosition(last ?? first).second };
+    // Nothing was appended or deleted while the seeks ran (they might have missed it): keep it.
+    if (this.#changes === changes) this.#spans.set(log, { ...span });
+    return span;
   }
 
   /** One block's rows, or undefined when it is gone (retention) or never was. */
@@ -1603,6 +1622,8 @@ export class LogStore {
   }
 
   async #removeBefore(log: string, before: number): Promise<void> {
+    this.#spans.delete(log);
+    this.#changes++;
     const cutoff = Math.floor(before / SECOND) * SECOND;
     const records = { gte: recordKey(log, 0, 0), lt: recordKey(log, cutoff, 0) };
     await this.#db.clear(records);

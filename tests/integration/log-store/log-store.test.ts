@@ -25,6 +25,23 @@ describe('log store', () => {
     await store.close();
   });
 
+  it("gives a log's oldest and newest second through appends older and newer, deletions and a purge", async () => {
+    const store = await LogStore.open(dir);
+    expect(await store.span('access')).toBeNull();
+    store.append('access', { _timestamp: 50_500 });
+    expect(await store.span('access')).toEqual({ oldest: 50_000, newest: 50_000 });
+    store.append('access', { _timestamp: 90_000 });
+    store.append('access', { _timestamp: 10_200 });
+    expect(await store.span('access')).toEqual({ oldest: 10_000, newest: 90_000 });
+    await store.deleteBefore('access', 60_000);
+    expect(await store.span('access')).toEqual({ oldest: 90_000, newest: 90_000 });
+    await store.purge('access');
+    expect(await store.span('access')).toBeNull();
+    store.append('access', { _timestamp: 5_000 });
+    expect(await store.span('access')).toEqual({ oldest: 5_000, newest: 5_000 });
+    await store.close();
+  });
+
   it('keeps records with equal timestamps apart and persists them across a reopen', async () => {
     const store = await LogStore.open(dir);
     for (let i = 0; i < 2500; i++) store.append('access', { _timestamp: 1000, i });
