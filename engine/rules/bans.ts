@@ -257,6 +257,14 @@ export class BanStore {
     return entries;
   }
 
+  /** How many threat-store entries are active (threats().length without building them). */
+  activeThreats(): number {
+    const now = this.#clock.now();
+    let n = 0;
+    for (let slot = 0; slot < this.#threats.high; slot++) if (this.#threatHolds(slot, now)) n++;
+    return n;
+  }
+
   /** Entries held (active, or expired and not swept yet). */
   counts(): { bans: number; threats: number } {
     return { bans: this.#byId.size, threats: this.#threatIndex[0]!.size + this.#threatIndex[1]!.size };

@@ -167,7 +167,7 @@ export function eventRoutes(deps: ApiDeps): AnyRoute[] {
         items: page.bans.map((b) => toBanView(b, now)),
         nextCursor: page.nextCursor,
         total: page.total,
-        threatStore: bans.threats().length,
+        threatStore: bans.activeThreats(),
       };
     }),
     bindRoute(createBan, ({ body, caller }) => {

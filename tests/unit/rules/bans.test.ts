@@ -114,6 +114,9 @@ describe('bans and the threat store', () => {
     restarted.load(saved);
     expect(restarted.list({ limit: 10 }).bans.map((b) => b.value)).toEqual(['10.0.0.2']);
     expect(restarted.threats()).toHaveLength(1);
+    expect(restarted.activeThreats()).toBe(1);
+    clock.advance(300_000);
+    expect(restarted.activeThreats()).toBe(0);
     restarted.load('not a snapshot');
     restarted.load(null);
   });
