@@ -8,6 +8,8 @@
 // - The console's component tiers: `components/shared/` imports no domain component and no view;
 //   `components/<domain>/` imports shared components and its own domain, no other domain and no view;
 //   `lib/` imports no component and no view.
+// - The gateway packages (`gateways/<name>/`) are shipped to customers alone: they import Node's
+//   built-ins (`node:`) and their own files, no package and nothing of the engine.
 //
 // Usage: node scripts/check-imports.mjs [--root DIR]   (DIR defaults to the repository; tests use a
 // temporary tree).
@@ -16,7 +18,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 
 const rootFlag = process.argv.indexOf('--root');
 const ROOT = rootFlag === -1 ? resolve(import.meta.dirname, '..') : resolve(process.argv[rootFlag + 1] ?? '.');
-const ROOTS = ['engine', 'electron', 'renderer/src', 'renderer/i18n'];
+const ROOTS = ['engine', 'electron', 'renderer/src', 'renderer/i18n', 'gateways'];
 const ALIASES = {
   '$lib/': 'renderer/src/lib/',
   '$components/': 'renderer/src/components/',
@@ -61,6 +63,7 @@ function placeOf(path) {
     // engine/main.ts and other root files belong to no module.
     return { top: 'engine', module: parts.length > 2 ? parts[1] : null, rest: parts.slice(2) };
   }
+  if (parts[0] === 'gateways') return { top: 'gateways', module: parts[1] ?? null };
   if (parts[0] === 'renderer') {
     if (parts[1] === 'i18n') return { top: 'renderer', tier: 'i18n' };
     if (parts[2] === 'components') {
@@ -78,6 +81,9 @@ function boundaryProblem(file, spec, target) {
   const from = placeOf(file);
   const to = placeOf(target);
   const here = relative(ROOT, file);
+  if (from.top === 'gateways' && (to.top !== 'gateways' || to.module !== from.module)) {
+    return `${here}: imports "${spec}" from outside its package; a gateway package is shipped alone`;
+  }
   if (from.top === 'engine' && to.top === 'engine' && to.module !== null && from.module !== to.module) {
     const isIndex = to.rest.length === 1 && to.rest[0] === 'index.ts';
     if (!isIndex) return `${here}: imports "${spec}" from inside module ${to.module}; import #engine/${to.module}`;
@@ -115,6 +121,12 @@ for (const file of all) {
     const spec = match[1] ?? match[2];
     const target = resolveImport(file, spec);
     if (!target) {
+      if (placeOf(file).top === 'gateways' && !spec.startsWith('node:') && !spec.startsWith('.')) {
+        problems.push(
+          `${relative(ROOT, file)}: imports the package "${spec}"; a gateway package uses Node's built-ins only`,
+        );
+        continue;
+      }
       if (spec.startsWith('.') || spec.startsWith('#'))
         problems.push(`${relative(ROOT, file)}: cannot resolve "${spec}"`);
       continue;

@@ -73,6 +73,24 @@ describe('the module map', () => {
     expect(result.output).not.toContain('renderer/src/lib/ok.ts');
   });
 
+  it('fails when a gateway package imports engine code or a package (it is shipped alone)', async () => {
+    await tree({
+      ...MODULES,
+      'gateways/node/index.ts':
+        "import { request } from 'node:http';\nimport { b } from './b.ts';\nexport const r = [request, b];\n",
+      'gateways/node/b.ts': 'export const b = 1;\n',
+      'gateways/other/index.ts':
+        "import { api } from '../../engine/api/index.ts';\nimport Fastify from 'fastify';\nexport const x = [api, Fastify];\n",
+    });
+    const result = checkImports();
+    expect(result.status).toBe(1);
+    expect(result.output).toContain(
+      'gateways/other/index.ts: imports "../../engine/api/index.ts" from outside its package',
+    );
+    expect(result.output).toContain('gateways/other/index.ts: imports the package "fastify"');
+    expect(result.output).not.toContain('gateways/node/');
+  });
+
   it('fails when a shared component imports a domain component, or a domain component another domain', async () => {
     await tree({
       'renderer/src/components/sites/SiteTag.svelte': '<script lang="ts">\n</script>\n',
