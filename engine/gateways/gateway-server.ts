@@ -32,6 +32,7 @@ import { serveVerdictConnection, HEAD_LIMIT, type VerdictAnswer } from './verdic
 import { gatewayTrust, plainAddress } from './gateway-trust.ts';
 import { AccessMerge, DEFAULT_MAX_PENDING, DEFAULT_MERGE_WAIT_MS, type AccessRecord } from './access-merge.ts';
 import { GatewayLogPort, loneAccessRecord } from './gateway-log-port.ts';
+import { conventionFacts, conventionStatus, verdictConvention, type VerdictConvention } from './forward-auth.ts';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -268,11 +269,15 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
 
   // nginx's auth_request sends no body: answered at once. A gateway that forwards the client's body
   // (a POST with Content-Length or chunked) gets it inspected, up to the limit plus one byte.
-  const fastVerdict = (req: IncomingMessage, res: ServerResponse): void => {
+  const fastVerdict = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => void = answerVerdict,
+  ): void => {
     const length = req.headers['content-length'];
     if ((length === undefined || length === '0') && req.headers['transfer-encoding'] === undefined) {
       req.resume();
-      answerVerdict(req, res, undefined);
+      answer(req, res, undefined);
       return;
     }
     const chunks: Buffer[] = [];
@@ -284,9 +289,51 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       chunks.push(piece);
       kept += piece.length;
     });
-    req.on('end', () => answerVerdict(req, res, Buffer.concat(chunks, kept)));
+    req.on('end', () => answer(req, res, Buffer.concat(chunks, kept)));
     req.on('error', () => res.destroy());
   };
+
+  // Forward-auth gateways (Caddy, Traefik, HAProxy) and Envoy: see forward-auth.ts. Their requests
+  // are not read by the verdict connection reader (it takes only the bare /_rampart/verdict).
+  const conventionVerdict =
+    (convention: Exclude<VerdictConvention, { kind: 'nginx' }>) =>
+    (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void => {
+      const peer = req.socket.remoteAddress ?? '';
+      let site: CompiledSite;
+      let verdict: Verdict;
+      try {
+        site = siteFrom(req.headers, undefined, true, peer);
+        sites.markSeen(site.id);
+        const facts = conventionFacts(convention, req.headers, req.method ?? 'GET', peer, isGateway(peer), body);
+        verdict = decide(site, facts, deps.ports);
+        log(site, facts, verdict, false);
+      } catch (error) {
+        const answer = errorAnswer(error);
+        const json = answer.json ?? '';
+        res.writeHead(answer.status, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(json),
+        });
+        res.end(json);
+        return;
+      }
+      if (verdict.action === 'pass') {
+        // Envoy allows on 200 only; the others on any 2xx.
+        res.writeHead(200, { 'x-rampart-guard': verdict.guardStatus, 'content-length': 0 });
+        res.end();
+        return;
+      }
+      const reload = verdict.action === 'reload';
+      const html = reload ? deps.probe.reloadPage(site) : site.blockContent;
+      res.writeHead(conventionStatus(reload ? site.reloadStatus : site.blockStatus), {
+        'x-rampart-guard': verdict.guardStatus,
+        'cache-control': NO_STORE,
+        'content-security-policy': pageCsp,
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': Buffer.byteLength(html),
+      });
+      res.end(html);
+    };
 
   const app = Fastify({
     logger: false,
@@ -306,7 +353,12 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
         },
         (req, res) => {
           if (req.url === '/_rampart/verdict') fastVerdict(req, res);
-          else handler(req, res);
+          else if (req.url?.startsWith('/_rampart/verdict') === true) {
+            const convention = verdictConvention(req.url);
+            if (convention === undefined) handler(req, res);
+            else if (convention.kind === 'nginx') fastVerdict(req, res);
+            else fastVerdict(req, res, conventionVerdict(convention));
+          } else handler(req, res);
         },
       );
       // (Fastify sets this only on servers it creates itself.)

@@ -19,3 +19,5 @@ export { AccessMerge, withResponse, DEFAULT_MERGE_WAIT_MS, DEFAULT_MAX_PENDING }
 export type { AccessRecord, HeldRecord, AccessMergeOptions, AccessMergeCounts } from './access-merge.ts';
 export { GatewayLogPort, loneAccessRecord, DEFAULT_GATEWAY_LOG_PORT } from './gateway-log-port.ts';
 export type { GatewayLogPortOptions, GatewayLogCounts } from './gateway-log-port.ts';
+export { verdictConvention, conventionFacts, conventionStatus, ENVOY_PREFIX, VERDICT_PATH } from './forward-auth.ts';
+export type { VerdictConvention } from './forward-auth.ts';
