@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import { createWriteStream, existsSync, readFileSync, type WriteStream } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, statfs } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
@@ -27,6 +27,7 @@ import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-r
 import { DEBIAN_LOCATION, detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
 import type { VerdictPorts } from '#engine/verdict';
 import { OverviewService } from '#engine/overview';
+import { EngineMetrics, healthParts } from '#engine/metrics';
 import { BanStore, EventRuntime, EventsService, Notifier, RulesService, type BansSnapshot } from '#engine/rules';
 import {
   cryptoRandom,
@@ -351,6 +352,52 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   await eventRuntime.start();
   logStore.observe(eventRuntime.observe);
 
+  // Metrics read the intakes' own counters and the store's size on a scrape; the verdict counts itself.
+  const brokerConfigs = (): { id: string; name: string }[] => logConfigs.list().filter((c) => c.method === 'broker');
+  const metrics = new EngineMetrics({
+    ingest: () => {
+      let tcp = 0;
+      let kafka = 0;
+      const discarded: { config: string; count: number }[] = [];
+      for (const config of logConfigs.list()) {
+        if (config.method === null) continue;
+        const counts = intakes.counts(config);
+        if (config.method === 'broker') kafka += counts.received;
+        else tcp += counts.received;
+        if (counts.discarded > 0) discarded.push({ config: config.id, count: counts.discarded });
+      }
+      return { tcp, kafka, discarded };
+    },
+    kafkaLag: () =>
+      brokerConfigs().flatMap((c) =>
+        intakes.kafkaLag(c.id).map((l) => ({ config: c.id, partition: l.partition, lag: l.lag })),
+      ),
+    storeBytes: async () => (await logStore.logs()).reduce((sum, log) => sum + log.approxBytes, 0),
+  });
+  let gatewayListening = false;
+  const system = {
+    health: () =>
+      healthParts({
+        gateway: () => ({ listening: gatewayListening, port: gatewayPort }),
+        intake: () => ({ port: settings.intake.port, listening: intakes.tcpListening }),
+        kafka: () =>
+          brokerConfigs().map((c) => {
+            const status = intakes.kafkaStatus(c.id);
+            return { config: c.id, name: c.name, state: status.state, lastError: status.lastError };
+          }),
+        storeBytes: () => metrics.storeBytes(),
+        volume: async () => {
+          const s = await statfs(settings.dataDir);
+          return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
+        },
+        budget: settings.logs,
+      }),
+    headline: () => metrics.headline(),
+    metrics: () => metrics.text(),
+    metricsContentType: metrics.contentType,
+    metricsToken: settings.metrics.token,
+  };
+
   const https = settings.console.tls
     ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
     : undefined;
@@ -390,6 +437,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       version,
       secureCookies: https !== undefined,
       rendererDir: options.rendererDir ?? findRendererDir(),
+      system,
     },
     { https, extraRoutes: options.extraRoutes },
   );
@@ -410,7 +458,12 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     isBanned: (siteId, srcIp, deviceId, now, threatStore) => bans.isBanned(siteId, srcIp, deviceId, now, threatStore),
     globalList: (srcIp) => globalLists.check(srcIp),
     botTypeOf: (userAgent) => intel.lookup('', userAgent).intel.bot_type,
-    inspect: (request, site, srcIp) => basicRules.inspect(request, site, srcIp),
+    inspect: (request, site, srcIp) => {
+      const started = performance.now();
+      const outcome = basicRules.inspect(request, site, srcIp);
+      metrics.wafSeconds((performance.now() - started) / 1000);
+      return outcome;
+    },
     wafDenied: (siteId, srcIp, now) => basicRules.isDenied(siteId, srcIp, now),
   };
   const gateway = await buildGatewayServer({
@@ -422,6 +475,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     intel: { lookup: (ip, userAgent) => intel.lookup(ip, userAgent) },
     probe: probePort(probe, clock),
     reportGate: probe,
+    metrics,
     version,
     inspectBodyLimit: settings.waf.bodyLimit,
     oversizeHead: settings.gateway.oversizeHead,
@@ -437,6 +491,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });
   const gatewayAddress = await gateway.listen({ host: settings.gateway.host, port: settings.gateway.port });
   gatewayPort = Number(new URL(gatewayAddress).port);
+  gatewayListening = true;
   await intakes.start();
   const port = new URL(address).port;
   const host = settings.console.host.includes(':') ? `[${settings.console.host}]` : settings.console.host;
@@ -454,6 +509,8 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     stop: () =>
       (stopping ??= (async () => {
         await Promise.all([app.close(), gateway.close(), intakes.close()]);
+        gatewayListening = false;
+        metrics.close();
         logStore.observe(null);
         await eventRuntime.stop();
         if (bansDirty) clearTimeout(bansDirty);

@@ -10,6 +10,7 @@ import type { Intakes, LogConfigsService } from '#engine/log-configs';
 import type { BanStore, EventRuntime, EventsService, RulesService } from '#engine/rules';
 import type { OverviewService } from '#engine/overview';
 import type { StorageLogKind } from '#engine/config-store';
+import type { HealthParts, HeadlineMetrics } from '#engine/metrics';
 
 export type { AccountRecord, Session };
 
@@ -48,4 +49,16 @@ export interface ApiDeps {
   secureCookies: boolean;
   /** Folder of the built console, served at /, or undefined when it has not been built. */
   rendererDir: string | undefined;
+  /** Health parts and metrics (engine/metrics); absent where a server is built without them (tests). */
+  system?: SystemPort;
+}
+
+export interface SystemPort {
+  health(): Promise<HealthParts>;
+  headline(): Promise<HeadlineMetrics>;
+  /** Every metric in Prometheus's text format, and its content type. */
+  metrics(): Promise<string>;
+  metricsContentType: string;
+  /** The bearer token a Prometheus server scrapes /metrics with (RAMPART_METRICS_TOKEN); undefined: none. */
+  metricsToken: string | undefined;
 }

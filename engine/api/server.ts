@@ -20,7 +20,7 @@ import {
   validationFailed,
   zodProblems,
 } from '#engine/shared';
-import type { ApiDeps } from './deps.ts';
+import type { ApiDeps, SystemPort } from './deps.ts';
 import type { AnyRoute, Caller, Download } from './route.ts';
 import { STATUS_OF } from './http-errors.ts';
 import { buildOpenApi } from './openapi.ts';
@@ -362,6 +362,8 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     });
   }
 
+  if (deps.system) registerMetricsRoute(app, deps.system, callerOf);
+
   const indexFile = deps.rendererDir ? join(deps.rendererDir, 'index.html') : undefined;
   if (deps.rendererDir && indexFile && existsSync(indexFile)) {
     await app.register(staticFiles, { root: deps.rendererDir, prefix: '/', wildcard: false, index: ['index.html'] });
@@ -383,4 +385,38 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
   });
 
   return app;
+}
+
+/**
+ * Prometheus's scrape, at /metrics where Prometheus looks by default, in its text format: for a
+ * signed-in administrator, or with the bearer token of RAMPART_METRICS_TOKEN (a scraper has no session).
+ */
+function registerMetricsRoute(
+  app: FastifyInstance,
+  system: SystemPort,
+  callerOf: (request: FastifyRequest) => Caller | 'expired' | undefined,
+): void {
+  app.get('/metrics', async (request, reply) => {
+    const token = system.metricsToken;
+    const auth = request.headers.authorization;
+    const bearer =
+      token !== undefined && auth?.startsWith('Bearer ') === true && safeEqual(auth.slice('Bearer '.length), token);
+    if (!bearer) {
+      const found = callerOf(request);
+      if (found === undefined || found === 'expired') {
+        reply.header('WWW-Authenticate', 'Bearer realm="rampart"');
+        throw new RampartError(
+          found === 'expired' ? 'SESSION_EXPIRED' : 'UNAUTHENTICATED',
+          'Sign in as an administrator, or send the token of RAMPART_METRICS_TOKEN as a bearer token',
+        );
+      }
+      if (found.account.role !== 'administrator') {
+        throw new RampartError('FORBIDDEN_ROLE', 'This needs the role administrator', {
+          params: { role: found.account.role },
+        });
+      }
+    }
+    const text = await system.metrics();
+    return reply.header('Cache-Control', 'no-store').type(system.metricsContentType).send(text);
+  });
 }

@@ -93,6 +93,8 @@ export interface GatewayDeps {
    * those waits (default: performance.now).
    */
   gatewayLog?: { host: string; port: number; mergeWaitMs?: number; maxPending?: number; monotonicNow?: () => number };
+  /** Counts each verdict by site and guard status (engine/metrics); absent in tests that do not count. */
+  metrics?: { verdict(siteId: string, guardStatus: string): void };
 }
 
 export const GATEWAY_BODY_LIMIT = 256 * 1024;
@@ -535,6 +537,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     const intel = deps.intel.lookup(verdict.srcIp, header(facts.headers, 'user-agent') ?? '');
     // The store serialises the (frozen, shared) intelligence result once per result object.
     write(site, facts, accessRecord(site, facts, verdict, clock.now(), intel, null), viaPlugin);
+    deps.metrics?.verdict(site.id, verdict.guardStatus);
   };
 
   // nginx auth_request: 204 passes, 401 sends the client to @rampart_reload, 403 to @rampart_block.
@@ -582,6 +585,7 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
         { ...accessRecord(site, facts, verdict, clock.now(), intel, null), head_bytes: headBytes },
         true,
       );
+      deps.metrics?.verdict(site.id, verdict.guardStatus);
       logger.warn({ site: site.id, headBytes, action: verdict.action }, 'verdict head over the size limit');
       return { status: block ? 403 : 204, guard: verdict.guardStatus };
     } catch (error) {

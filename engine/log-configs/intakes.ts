@@ -1,6 +1,13 @@
 import { isIP } from 'node:net';
 import type { ConfigSlice, LogConfigRecord } from '#engine/config-store';
-import { issueServerCertificate, KafkaIntake, TlsIntake, type BrokerConfig, type KafkaStore } from '#engine/intake';
+import {
+  issueServerCertificate,
+  KafkaIntake,
+  TlsIntake,
+  type BrokerConfig,
+  type KafkaStore,
+  type PartitionLag,
+} from '#engine/intake';
 import type { LogRecord } from '#engine/log-store';
 import { compileIpList } from '#engine/sites';
 import { silentLogger, type Clock, type Logger } from '#engine/shared';
@@ -256,6 +263,16 @@ export class Intakes {
       lag: counts?.totalLag ?? null,
       bytes: counts?.bytes ?? 0,
     };
+  }
+
+  /** Whether the TLS-TCP listener is open (false while its port is 0 or could not be had). */
+  get tcpListening(): boolean {
+    return this.#tls !== undefined;
+  }
+
+  /** A BROKER configuration's lag per partition, as of its consumer's last refresh (empty before one). */
+  kafkaLag(configId: string): readonly PartitionLag[] {
+    return this.#kafka.counts()[configId]?.lag ?? [];
   }
 
   /** Stops the listener and the consumers (before the log store closes: what they read is stored). */

@@ -55,6 +55,12 @@ const settingsSchema = z.object({
   RAMPART_GATEWAY_PAGES_INLINE: bool.default(false),
   // The Kafka brokers BROKER configurations may connect to (egress control); absent: any.
   RAMPART_KAFKA_BROKERS_ALLOWED: addressList,
+  // A bearer token that lets a Prometheus server scrape /metrics without a session; absent: administrators only.
+  RAMPART_METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters (a random token, e.g. openssl rand -hex 24)')
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+    .optional(),
   // 0 turns the gateway log port off (records are written at verdict time, without response fields).
   RAMPART_GATEWAY_LOG_PORT: z.coerce
     .number({ error: 'must be a port number' })
@@ -174,6 +180,8 @@ export interface Settings {
   probe: { reportsPerMinute: number };
   /** The log store's disk budget: the share of the volume kept free and an optional cap on its size, bytes. */
   logs: { minFreeRatio: number; maxBytes: number | undefined };
+  /** The bearer token a Prometheus server may scrape /metrics with (undefined: signed-in administrators only). */
+  metrics: { token: string | undefined };
 }
 
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\]|localhost)$/i;
@@ -304,6 +312,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       : undefined,
     probe: { reportsPerMinute: s.RAMPART_REPORTS_PER_MINUTE },
     logs: { minFreeRatio: s.RAMPART_LOG_MIN_FREE_PERCENT / 100, maxBytes: s.RAMPART_LOG_MAX_BYTES },
+    metrics: { token: s.RAMPART_METRICS_TOKEN },
   };
 }
 

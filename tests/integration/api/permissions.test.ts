@@ -25,6 +25,7 @@ const TABLE: Record<string, Access> = {
   inspectLink: 'public',
   completeLink: 'public',
   getSystemVersion: 'signedIn',
+  getSystemMetrics: 'administrator',
   getMyAccount: 'signedIn',
   changeMyPassword: 'signedIn',
   listAccounts: 'administrator',
