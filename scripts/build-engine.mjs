@@ -1,4 +1,5 @@
-// Bundles the engine (engine/main.ts and what it imports) into dist/engine/main.js. Packages stay
+// Bundles the engine (engine/main.ts and what it imports) into dist/engine/main.js, and the Node
+// gateway middleware (gateways/node) into dist/engine/gateway-node.js. Packages stay
 // external: they are installed in node_modules (and shipped by electron-builder).
 import { build } from 'esbuild';
 
@@ -13,4 +14,15 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
-console.log('built dist/engine/main.js');
+// The Node gateway middleware as plain JavaScript, for the site page's download
+// (engine/gateways/node-gateway-bundle.ts reads it next to main.js). It has no dependencies.
+await build({
+  entryPoints: ['gateways/node/index.ts'],
+  outfile: 'dist/engine/gateway-node.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+});
+console.log('built dist/engine/main.js and dist/engine/gateway-node.js');

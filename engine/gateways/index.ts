@@ -9,6 +9,8 @@ export type { GatewayDeps, IntelPort, ProbePort, ProbeOutcome, ReportContext } f
 export { probePort, PROBE_SCRIPT_PATH, REPORT_PATH } from './probe-port.ts';
 export { pluginBundle, DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';
 export type { BundleInput } from './nginx-bundle.ts';
+export { nodeGatewayBundle, nodeGatewayCode } from './node-gateway-bundle.ts';
+export type { NodeGatewayBundleInput } from './node-gateway-bundle.ts';
 export { tarGz } from './tar.ts';
 export { visibleText, lineComment, nginxString, nginxAddress, shellWord, jsonText, markdownText } from './escape.ts';
 export type { TarEntry } from './tar.ts';

@@ -162,10 +162,12 @@ export const downloadSitePlugin = defineContract({
   method: 'GET',
   path: '/sites/:id/plugin',
   operationId: 'downloadSitePlugin',
-  summary: 'Download the nginx plugin bundle of a plugin-access site (.tar.gz)',
+  summary:
+    'Download the plugin bundle of a plugin-access site (.tar.gz): the nginx plugin, or with gateway=node the Node gateway middleware',
   tag: 'sites',
   access: MANAGERS,
   params: idParams,
+  query: z.object({ gateway: z.enum(['nginx', 'node']).optional() }).strict(),
   produces: 'download',
   downloadType: 'application/gzip',
 });

@@ -2,7 +2,7 @@ import { checkGatewayAddress, type SitesService } from '#engine/sites';
 import type { FastifyReply } from 'fastify';
 import type { SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { RampartError } from '#engine/shared';
-import { pluginBundle } from '#engine/gateways';
+import { nodeGatewayBundle, nodeGatewayCode, pluginBundle } from '#engine/gateways';
 import { bindRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
@@ -51,12 +51,23 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       await sites.remove(params.id);
       await deps.basicRules.removeSite(params.id);
     }),
-    bindRoute(downloadSitePlugin, ({ params }) => {
+    bindRoute(downloadSitePlugin, async ({ params, query }) => {
       const site = sites.get(params.id);
       if (site.accessMethod !== 'plugin') {
         throw new RampartError('VALIDATION_FAILED', 'accessMethod: the plugin bundle is for plugin-access sites', {
           field: 'accessMethod',
         });
+      }
+      if (query.gateway === 'node') {
+        const bundle = nodeGatewayBundle({
+          site,
+          accessKey: sites.global().accessKey,
+          engineAddress: sites.gatewayAddress().address,
+          version: deps.version,
+          now: Date.now(),
+          code: await nodeGatewayCode(),
+        });
+        return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
       }
       const bundle = pluginBundle({
         site,

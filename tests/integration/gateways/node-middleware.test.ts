@@ -1,7 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenService } from '#engine/probe';
@@ -229,6 +232,47 @@ describe('the heartbeat and the connections', () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     expect(await until(() => openSockets() <= before)).toBe(true);
+  });
+});
+
+describe("the site page's Node gateway download", () => {
+  it('is a tar.gz of plain JavaScript that works as it is, with the site settings in files only its owner reads', async () => {
+    const res = await fetch(`${engine.url}/api/v1/sites/${siteIds.block}/plugin?gateway=node`, {
+      headers: { cookie: admin.cookie ?? '' },
+    });
+    expect(res.status).toBe(200);
+    const dir = await mkdtemp(join(tmpdir(), 'rampart-node-gateway-'));
+    try {
+      await writeFile(join(dir, 'bundle.tar.gz'), Buffer.from(await res.arrayBuffer()));
+      execFileSync('tar', ['xzf', join(dir, 'bundle.tar.gz'), '-C', dir]);
+      const folder = join(dir, `rampart-node-${siteIds.block}`);
+      expect((await readdir(folder)).toSorted()).toEqual(['README.md', 'config.json', 'index.js', 'package.json']);
+      for (const secret of ['config.json', 'README.md'])
+        expect((await stat(join(folder, secret))).mode & 0o777).toBe(0o600);
+      const config = JSON.parse(await readFile(join(folder, 'config.json'), 'utf8')) as GatewayOptions;
+      expect(config).toMatchObject({
+        engine: engine.gatewayUrl,
+        siteId: siteIds.block,
+        accessKey: key,
+        failMode: 'closed',
+      });
+      const readme = await readFile(join(folder, 'README.md'), 'utf8');
+      expect(readme).toContain(siteIds.block!.replace(/_/g, '\\_'));
+      const code = await readFile(join(folder, 'index.js'), 'utf8');
+      // One module that imports Node's built-ins only.
+      for (const [, spec] of code.matchAll(/(?:from|import)\s*["']([^"']+)["']/g)) expect(spec).toMatch(/^node:/);
+      const shipped = (await import(pathToFileURL(join(folder, 'index.js')).href)) as {
+        createGateway: typeof createGateway;
+      };
+      const g = shipped.createGateway({ ...config, heartbeatIntervalSeconds: 0, trustedProxyHops: 1 });
+      gateways.push(g);
+      const url = await nodeHttpFront(g);
+      expect((await get(`${url}/`, '198.51.100.210')).status).toBe(site.reloadStatus);
+      const passed = await get(`${url}/`, '198.51.100.210', { cookie: tokenCookie(siteIds.block!) });
+      expect(passed.text).toBe(ORIGIN_BODY);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
