@@ -49,6 +49,7 @@ const MENUS: readonly MenuDef[] = [
       { id: 'enterprise.accounts', path: '/enterprise/accounts', page: 'enterprise', built: true },
       { id: 'enterprise.purchases', path: '/enterprise/purchases', page: 'enterprise', built: true },
       { id: 'enterprise.storage', path: '/enterprise/storage', page: 'enterprise', built: true },
+      { id: 'enterprise.system', path: '/enterprise/system', page: 'enterprise', built: true },
     ],
   },
 ];

@@ -8,6 +8,7 @@ import { logConfigsEn } from './log-configs.en.ts';
 import { eventsEn } from './events.en.ts';
 import { overviewEn } from './overview.en.ts';
 import { ipListsEn } from './ip-lists.en.ts';
+import { systemEn } from './system.en.ts';
 
 export const en = {
   ...logsEn,
@@ -16,6 +17,7 @@ export const en = {
   ...eventsEn,
   ...overviewEn,
   ...ipListsEn,
+  ...systemEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

@@ -6,6 +6,7 @@ import { logConfigsZhCN } from './log-configs.zh-CN.ts';
 import { eventsZhCN } from './events.zh-CN.ts';
 import { overviewZhCN } from './overview.zh-CN.ts';
 import { ipListsZhCN } from './ip-lists.zh-CN.ts';
+import { systemZhCN } from './system.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
@@ -14,6 +15,7 @@ export const zhCN: Messages = {
   ...eventsZhCN,
   ...overviewZhCN,
   ...ipListsZhCN,
+  ...systemZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',
