@@ -8,11 +8,21 @@ export { buildGatewayServer, accessLogName, detectionLogName, GATEWAY_BODY_LIMIT
 export type { GatewayDeps, IntelPort, ProbePort, ProbeOutcome, ReportContext } from './gateway-server.ts';
 export { probePort, PROBE_SCRIPT_PATH, REPORT_PATH } from './probe-port.ts';
 export { pluginBundle, DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';
+export { caddyBundle } from './caddy-bundle.ts';
 export type { BundleInput } from './nginx-bundle.ts';
 export { nodeGatewayBundle, nodeGatewayCode } from './node-gateway-bundle.ts';
 export type { NodeGatewayBundleInput } from './node-gateway-bundle.ts';
 export { tarGz } from './tar.ts';
-export { visibleText, lineComment, nginxString, nginxAddress, shellWord, jsonText, markdownText } from './escape.ts';
+export {
+  visibleText,
+  lineComment,
+  nginxString,
+  nginxAddress,
+  shellWord,
+  jsonText,
+  markdownText,
+  caddyString,
+} from './escape.ts';
 export type { TarEntry } from './tar.ts';
 export { gatewayTrust, DEFAULT_TRUSTED_GATEWAYS } from './gateway-trust.ts';
 export { parseGatewayLogDatagram, nginxLogFormat, LOG_FORMAT_NAME, LOG_TAG } from './gateway-log-line.ts';

@@ -161,13 +161,14 @@ ${nginxLogFormat()}
 ${input.site.hideServerInfo ? 'server_tokens off;\n' : ''}`;
 }
 
-function keeperScript(site: SiteRecord): string {
+/** The heartbeat loop of a bundle (shared by the nginx and Caddy bundles); `config` is where its config.json is installed. */
+export function keeperScript(site: SiteRecord, config = '/etc/nginx/rampart/config.json'): string {
   return `#!/bin/sh
 # Rampart keeper for site "${lineComment(site.name)}": tells Rampart every http.interval_in_seconds that this gateway is connected.
-# Usage: rampart-keeper.sh /etc/nginx/rampart/config.json   (needs curl; run it as a service)
+# Usage: rampart-keeper.sh ${lineComment(config)}   (needs curl; run it as a service)
 set -u
 SITE_NAME=${shellWord(site.name)}
-CONFIG="\${1:-/etc/nginx/rampart/config.json}"
+CONFIG="\${1:-${config}}"
 value() { sed -n "s/.*\\"$1\\": *\\"\\{0,1\\}\\([^\\",}]*\\)\\"\\{0,1\\}.*/\\1/p" "$CONFIG" | head -n 1; }
 ENGINE=$(value address)
 SITE=$(value site_id)

@@ -2,7 +2,7 @@ import { checkGatewayAddress, type SitesService } from '#engine/sites';
 import type { FastifyReply } from 'fastify';
 import type { SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { RampartError } from '#engine/shared';
-import { nodeGatewayBundle, nodeGatewayCode, pluginBundle } from '#engine/gateways';
+import { caddyBundle, nodeGatewayBundle, nodeGatewayCode, pluginBundle } from '#engine/gateways';
 import { bindRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
@@ -66,6 +66,16 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
           version: deps.version,
           now: Date.now(),
           code: await nodeGatewayCode(),
+        });
+        return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
+      }
+      if (query.gateway === 'caddy') {
+        const bundle = caddyBundle({
+          site,
+          accessKey: sites.global().accessKey,
+          engineAddress: sites.gatewayAddress().address,
+          version: deps.version,
+          now: Date.now(),
         });
         return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
       }
