@@ -413,11 +413,14 @@ export const en = {
   'siteOps.copy': 'Copy',
   'siteOps.delete': 'Delete',
   'siteOps.download': 'Download plugin',
+  'siteOps.downloadNode': 'Download Node gateway',
   'siteOps.antiBot': 'Anti-bot rules',
   'siteOps.refresh': 'Refresh status',
   'siteOps.copied': '{name} copied as {copy}.',
   'siteOps.deleted': '{name} deleted, with its access log configuration.',
   'siteOps.downloaded': 'Plugin bundle {file} downloaded. Its README explains the installation on the gateway.',
+  'siteOps.downloadedNode':
+    'Node gateway {file} downloaded. Its README explains how to put it in front of the application (node:http, Express, Fastify).',
   'siteDelete.title.A': 'Delete site configuration',
   'siteDelete.title.B': 'Delete site',
   'siteDelete.body':
