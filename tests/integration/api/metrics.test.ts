@@ -157,6 +157,25 @@ describe('GET /metrics', () => {
     expect((await scrape({ authorization: TOKEN })).status).toBe(401);
     expect((await scrape({ authorization: `Bearer ${TOKEN}` })).status).toBe(200);
   });
+
+  it('refuses a signed-in user who is not an administrator', async () => {
+    const created = await admin.request<{ delivery: { link: string } }>('POST', '/accounts', {
+      email: 'user@example.com',
+      role: 'user',
+    });
+    const token = new URL(created.body.delivery.link).searchParams.get('token');
+    const activated = await new ApiClient(engine.url).request('POST', '/links/complete', {
+      token,
+      password: 'Kettle#Blue7',
+    });
+    expect(activated.status).toBe(204);
+    const user = new ApiClient(engine.url);
+    await user.signIn('user@example.com', 'Kettle#Blue7');
+    const res = await scrape({ cookie: user.cookie ?? '' });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('FORBIDDEN_ROLE');
+    expect((await user.request('GET', '/system/metrics')).status).toBe(403);
+  });
 });
 
 describe('GET /api/v1/health', () => {
