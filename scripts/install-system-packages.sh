@@ -6,7 +6,7 @@
 #   nginx, libnginx-mod-http-modsecurity
 #                                   the gateway the integration tests and CRS regression run put
 #                                   in front of Rampart, and nginx + ModSecurity for bench:waf
-#   caddy                           the forward-auth gateway tested end to end with its bundle
+#   caddy, haproxy                  the forward-auth gateways tested end to end with their bundles
 #   chromium, fonts-noto-cjk        the browser tests (the console in Chinese needs the CJK fonts)
 #   curl, python3, python3-venv     the security run (schemathesis in a project-local virtualenv)
 #   rsyslog, rsyslog-gnutls, unzip  the log intake tests: a real rsyslogd sends over TLS with a
@@ -39,6 +39,7 @@ check_all() {
   need nginx test -x /usr/sbin/nginx
   need libnginx-mod-http-modsecurity test -e /usr/share/nginx/modules-available/mod-http-modsecurity.conf
   need caddy test -x /usr/bin/caddy
+  need haproxy test -x /usr/sbin/haproxy
   need chromium test -x /usr/bin/chromium
   need fonts-noto-cjk has_pkg fonts-noto-cjk
   need curl command -v curl

@@ -9,6 +9,7 @@ export type { GatewayDeps, IntelPort, ProbePort, ProbeOutcome, ReportContext } f
 export { probePort, PROBE_SCRIPT_PATH, REPORT_PATH } from './probe-port.ts';
 export { pluginBundle, DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';
 export { caddyBundle } from './caddy-bundle.ts';
+export { haproxyBundle } from './haproxy-bundle.ts';
 export type { BundleInput } from './nginx-bundle.ts';
 export { nodeGatewayBundle, nodeGatewayCode } from './node-gateway-bundle.ts';
 export type { NodeGatewayBundleInput } from './node-gateway-bundle.ts';
@@ -22,6 +23,7 @@ export {
   jsonText,
   markdownText,
   caddyString,
+  quotedPlainWord,
 } from './escape.ts';
 export type { TarEntry } from './tar.ts';
 export { gatewayTrust, DEFAULT_TRUSTED_GATEWAYS } from './gateway-trust.ts';

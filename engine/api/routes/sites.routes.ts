@@ -2,7 +2,7 @@ import { checkGatewayAddress, type SitesService } from '#engine/sites';
 import type { FastifyReply } from 'fastify';
 import type { SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { RampartError } from '#engine/shared';
-import { caddyBundle, nodeGatewayBundle, nodeGatewayCode, pluginBundle } from '#engine/gateways';
+import { caddyBundle, haproxyBundle, nodeGatewayBundle, nodeGatewayCode, pluginBundle } from '#engine/gateways';
 import { bindRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
@@ -69,8 +69,8 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
         });
         return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
       }
-      if (query.gateway === 'caddy') {
-        const bundle = caddyBundle({
+      if (query.gateway === 'caddy' || query.gateway === 'haproxy') {
+        const bundle = (query.gateway === 'caddy' ? caddyBundle : haproxyBundle)({
           site,
           accessKey: sites.global().accessKey,
           engineAddress: sites.gatewayAddress().address,
