@@ -414,6 +414,8 @@ export const en = {
   'siteOps.delete': 'Delete',
   'siteOps.download': 'Download plugin',
   'siteOps.downloadNode': 'Download Node gateway',
+  'siteOps.downloadCaddy': 'Download Caddy plugin',
+  'siteOps.downloadHaproxy': 'Download HAProxy plugin',
   'siteOps.antiBot': 'Anti-bot rules',
   'siteOps.refresh': 'Refresh status',
   'siteOps.copied': '{name} copied as {copy}.',

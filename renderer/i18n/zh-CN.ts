@@ -396,6 +396,8 @@ export const zhCN: Messages = {
   'siteOps.delete': '删除',
   'siteOps.download': '下载插件',
   'siteOps.downloadNode': '下载 Node 网关',
+  'siteOps.downloadCaddy': '下载 Caddy 插件',
+  'siteOps.downloadHaproxy': '下载 HAProxy 插件',
   'siteOps.antiBot': '反爬虫规则',
   'siteOps.refresh': '刷新状态',
   'siteOps.copied': '已将 {name} 复制为 {copy}。',

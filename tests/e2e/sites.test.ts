@@ -209,6 +209,21 @@ describe('sites, edition B', () => {
     expect(await sitesPage.result().textContent()).toContain('Plugin bundle');
   });
 
+  it('downloads the Caddy and HAProxy plugin bundles of a plugin-access site', async () => {
+    const [stored] = (await sites(page, engine)).filter((s) => s.name === 'Shop');
+    for (const [item, name] of [
+      ['Download Caddy plugin', 'caddy'],
+      ['Download HAProxy plugin', 'haproxy'],
+    ] as const) {
+      const downloadEvent = page.waitForEvent('download');
+      await sitesPage.operate('Shop', item);
+      const download = await downloadEvent;
+      expect(download.suggestedFilename()).toBe(`rampart-${name}-${stored?.id ?? ''}.tar.gz`);
+      const bytes = await readFile(await download.path());
+      expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+    }
+  });
+
   it('changes the global configuration and rotates the Access Key after a confirmation', async () => {
     await page.getByRole('link', { name: 'Global configuration' }).click();
     await page.waitForURL(/\/config\/sites\/global$/);
