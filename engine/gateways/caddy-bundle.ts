@@ -1,6 +1,6 @@
 import { tarGz } from './tar.ts';
-import { caddyString, jsonText, lineComment, markdownText, nginxAddress } from './escape.ts';
-import { DEFAULT_INTERVAL_SECONDS, keeperScript, type BundleInput } from './nginx-bundle.ts';
+import { caddyString, lineComment, markdownText, nginxAddress } from './escape.ts';
+import { keeperConfig, keeperScript, type BundleInput } from './nginx-bundle.ts';
 
 /**
  * The Caddy plugin bundle: a Caddyfile snippet that asks Rampart for a verdict with `forward_auth`
@@ -84,18 +84,11 @@ sends no access-log line to Rampart).
 }
 
 export function caddyBundle(input: BundleInput): { fileName: string; content: Buffer } {
-  const config = {
-    engine: { address: input.engineAddress },
-    site: { site_id: input.site.id, name: input.site.name, domain: input.site.domain },
-    access_key: input.accessKey,
-    http: { interval_in_seconds: DEFAULT_INTERVAL_SECONDS },
-    keeper_version: input.version,
-  };
   const dir = `rampart-caddy-${input.site.id}`;
   const content = tarGz(
     [
       { name: `${dir}/README.md`, content: readme(input) },
-      { name: `${dir}/config.json`, content: jsonText(config, 2) + '\n', mode: 0o600 },
+      { name: `${dir}/config.json`, content: keeperConfig(input), mode: 0o600 },
       { name: `${dir}/rampart-site.caddy`, content: siteSnippet(input), mode: 0o600 },
       {
         name: `${dir}/rampart-keeper.sh`,

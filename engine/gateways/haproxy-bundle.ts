@@ -1,6 +1,6 @@
 import { tarGz } from './tar.ts';
-import { jsonText, lineComment, markdownText, nginxAddress, quotedPlainWord } from './escape.ts';
-import { DEFAULT_INTERVAL_SECONDS, keeperScript, type BundleInput } from './nginx-bundle.ts';
+import { lineComment, markdownText, nginxAddress, quotedPlainWord } from './escape.ts';
+import { keeperConfig, keeperScript, type BundleInput } from './nginx-bundle.ts';
 
 /**
  * The HAProxy plugin bundle (HAProxy 2.6 or newer, Lua built in as Debian ships it): an
@@ -144,18 +144,11 @@ status, bytes or time.
 }
 
 export function haproxyBundle(input: BundleInput): { fileName: string; content: Buffer } {
-  const config = {
-    engine: { address: input.engineAddress },
-    site: { site_id: input.site.id, name: input.site.name, domain: input.site.domain },
-    access_key: input.accessKey,
-    http: { interval_in_seconds: DEFAULT_INTERVAL_SECONDS },
-    keeper_version: input.version,
-  };
   const dir = `rampart-haproxy-${input.site.id}`;
   const content = tarGz(
     [
       { name: `${dir}/README.md`, content: readme(input) },
-      { name: `${dir}/config.json`, content: jsonText(config, 2) + '\n', mode: 0o600 },
+      { name: `${dir}/config.json`, content: keeperConfig(input), mode: 0o600 },
       { name: `${dir}/rampart.cfg`, content: haproxyCfg(input) },
       { name: `${dir}/rampart.lua`, content: luaScript(input), mode: 0o600 },
       {

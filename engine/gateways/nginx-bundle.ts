@@ -20,6 +20,18 @@ export interface BundleInput {
 /** Plugin heartbeat default of spec 8: 3 seconds (10 or more reads as disconnected). */
 export const DEFAULT_INTERVAL_SECONDS = 3;
 
+/** Every bundle's `config.json`: what its keeper reads (engine address, site, Access Key, interval). */
+export function keeperConfig(input: BundleInput): string {
+  const config = {
+    engine: { address: input.engineAddress },
+    site: { site_id: input.site.id, name: input.site.name, domain: input.site.domain },
+    access_key: input.accessKey,
+    http: { interval_in_seconds: DEFAULT_INTERVAL_SECONDS },
+    keeper_version: input.version,
+  };
+  return jsonText(config, 2) + '\n';
+}
+
 /**
  * Every text in these files that did not come from this file goes through one of the functions of
  * escape.ts: lineComment in `#` comments, nginxString in quoted nginx values, shellWord in the
@@ -245,18 +257,11 @@ that the verdict request carried as X-Rampart-Request-Id, the site, \`$status\`,
 }
 
 export function pluginBundle(input: BundleInput): { fileName: string; content: Buffer } {
-  const config = {
-    engine: { address: input.engineAddress },
-    site: { site_id: input.site.id, name: input.site.name, domain: input.site.domain },
-    access_key: input.accessKey,
-    http: { interval_in_seconds: DEFAULT_INTERVAL_SECONDS },
-    keeper_version: input.version,
-  };
   const dir = `rampart-nginx-${input.site.id}`;
   const content = tarGz(
     [
       { name: `${dir}/README.md`, content: readme(input) },
-      { name: `${dir}/config.json`, content: jsonText(config, 2) + '\n', mode: 0o600 },
+      { name: `${dir}/config.json`, content: keeperConfig(input), mode: 0o600 },
       { name: `${dir}/rampart-upstream.conf`, content: upstreamConf(input) },
       { name: `${dir}/rampart-site.conf`, content: siteConf(input), mode: 0o600 },
       { name: `${dir}/rampart-protect.conf`, content: protectConf(input.site) },
