@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { ServerProcess } from './server-process.ts';
 
 export const CADDY = '/usr/bin/caddy';
 
@@ -17,13 +17,12 @@ export const caddyMissing = (): string | undefined =>
  * Caddyfile after the global options.
  */
 export class TestCaddy {
-  #process: ChildProcess | undefined;
-  #output = '';
+  readonly #server = new ServerProcess('caddy');
 
   constructor(readonly dir: string) {}
 
   get output(): string {
-    return this.#output;
+    return this.#server.output;
   }
 
   /** `caddy validate` of a Caddyfile: its exit status and output. */
@@ -41,28 +40,16 @@ export class TestCaddy {
     await writeFile(file, `{\n\tadmin off\n\tauto_https off\n}\n${sites}\n`);
     const checked = this.validate(file);
     if (checked.status !== 0) throw new Error(`caddy validate failed:\n${checked.output}`);
-    const child = spawn(CADDY, ['run', '--config', file, '--adapter', 'caddyfile'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: this.#env(),
-    });
-    child.stdout?.on('data', (c: Buffer) => (this.#output += c.toString()));
-    child.stderr?.on('data', (c: Buffer) => (this.#output += c.toString()));
-    this.#process = child;
-    const deadline = Date.now() + 10_000;
-    while (!(await answers(port))) {
-      if (child.exitCode !== null) throw new Error(`caddy exited: ${this.#output}`);
-      if (Date.now() > deadline) throw new Error(`caddy did not listen on ${port}: ${this.#output}`);
-      await sleep(50);
-    }
+    await this.#server.start(
+      CADDY,
+      ['run', '--config', file, '--adapter', 'caddyfile'],
+      () => answers(port),
+      this.#env(),
+    );
   }
 
-  async stop(): Promise<void> {
-    const child = this.#process;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(5000)]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+  stop(): Promise<void> {
+    return this.#server.stop();
   }
 
   #env(): NodeJS.ProcessEnv {

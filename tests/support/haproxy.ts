@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { ServerProcess } from './server-process.ts';
 
 export const HAPROXY = '/usr/sbin/haproxy';
 
@@ -19,13 +19,12 @@ export const haproxyMissing = (): string | undefined =>
  * of ours, for integration tests.
  */
 export class TestHaproxy {
-  #process: ChildProcess | undefined;
-  #output = '';
+  readonly #server = new ServerProcess('haproxy');
 
   constructor(readonly dir: string) {}
 
   get output(): string {
-    return this.#output;
+    return this.#server.output;
   }
 
   async start(config: string, before: readonly string[], port: number): Promise<void> {
@@ -35,25 +34,11 @@ export class TestHaproxy {
     const args = [...before.flatMap((f) => ['-f', f]), '-f', file];
     const checked = spawnSync(HAPROXY, ['-c', ...args], { encoding: 'utf8' });
     if (checked.status !== 0) throw new Error(`haproxy -c failed:\n${checked.stdout}${checked.stderr}`);
-    const child = spawn(HAPROXY, ['-db', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (c: Buffer) => (this.#output += c.toString()));
-    child.stderr?.on('data', (c: Buffer) => (this.#output += c.toString()));
-    this.#process = child;
-    const deadline = Date.now() + 10_000;
-    while (!(await listening(port))) {
-      if (child.exitCode !== null) throw new Error(`haproxy exited: ${this.#output}`);
-      if (Date.now() > deadline) throw new Error(`haproxy did not listen on ${port}: ${this.#output}`);
-      await sleep(50);
-    }
+    await this.#server.start(HAPROXY, ['-db', ...args], () => listening(port));
   }
 
-  async stop(): Promise<void> {
-    const child = this.#process;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(5000)]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+  stop(): Promise<void> {
+    return this.#server.stop();
   }
 }
 
