@@ -16,7 +16,8 @@
  *                          turns, 3 rounds each (BENCH_EVENTS_VERDICT_ROUNDS), the median of each
  *                          state's rounds; the rounds are printed too (bench/events-verdict.ts)
  *
- *   npm run bench:events   (BENCH_EVENTS_RECORDS=... to change the record count)
+ *   npm run bench:events   (BENCH_EVENTS_RECORDS=... to change the record count; BENCH_EVENTS_VERDICT=0
+ *                          to skip the verdict section, e.g. when profiling the replay)
  *
  * Sections run one after the other, at the end of this file, and each prints its own lines; the
  * workload (records, sources, definitions) above them is shared.
@@ -523,13 +524,17 @@ replay();
 // The verdict with the threat store full: p99 at a fixed rate with 100,000 bans loaded (and their
 // threat-store entries), next to the same engine with none, measured in turns; the median of each
 // state's rounds (bench/events-verdict.ts).
-const verdict = await verdictP99WithBans(100_000);
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const rounds = (values: number[]): string => values.map((v) => v.toFixed(2)).join(', ');
-console.log(`# verdict p99 per round (ms): no bans ${rounds(verdict.none)}; 100k bans ${rounds(verdict.withBans)}`);
-line('events_verdict_p99_ms_no_bans', median(verdict.none), 'ms', 2);
-line('events_verdict_p99_ms_with_100k_bans', median(verdict.withBans), 'ms', 2);
+if (process.env.BENCH_EVENTS_VERDICT !== '0') await verdictSection();
+
+async function verdictSection(): Promise<void> {
+  const verdict = await verdictP99WithBans(100_000);
+  const median = (values: number[]): number => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const rounds = (values: number[]): string => values.map((v) => v.toFixed(2)).join(', ');
+  console.log(`# verdict p99 per round (ms): no bans ${rounds(verdict.none)}; 100k bans ${rounds(verdict.withBans)}`);
+  line('events_verdict_p99_ms_no_bans', median(verdict.none), 'ms', 2);
+  line('events_verdict_p99_ms_with_100k_bans', median(verdict.withBans), 'ms', 2);
+}

@@ -371,7 +371,7 @@ function buildPrograms(
       const id = `${object}\u0000${field}`;
       let lookup = lookups.get(id);
       if (lookup === undefined) {
-        lookup = { slab, keyField: field, seq: -1, key: null, slot: -1 };
+        lookup = { slab, keyField: field, seq: -1, key: null, hash: 0, slot: -1 };
         lookups.set(id, lookup);
       }
       return lookup;

@@ -11,6 +11,7 @@ import {
   type Runtime,
   type StatefulRuntime,
 } from './runtime.ts';
+import { hashKey } from './slab.ts';
 import { restoreState, snapshotState } from './snapshot.ts';
 import type {
   ConfigureReport,
@@ -55,12 +56,18 @@ function resolve(lookup: KeyLookup, record: LogRecord, seq: number): void {
   lookup.seq = seq;
   const key = keyOf(record, lookup.keyField);
   lookup.key = key;
-  lookup.slot = key === null ? -1 : lookup.slab.find(key);
+  if (key === null) {
+    lookup.slot = -1;
+    return;
+  }
+  const hash = hashKey(key);
+  lookup.hash = hash;
+  lookup.slot = lookup.slab.find(key, hash);
 }
 
 /** The record's slot in a slab, made when there is none. */
 function slotOf(lookup: KeyLookup): number {
-  if (lookup.slot < 0) lookup.slot = lookup.slab.create(lookup.key!);
+  if (lookup.slot < 0) lookup.slot = lookup.slab.create(lookup.key!, lookup.hash);
   return lookup.slot;
 }
 

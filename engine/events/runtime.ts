@@ -81,6 +81,8 @@ export interface KeyLookup {
   keyField: string;
   seq: number;
   key: string | null;
+  /** The key's `hashKey` (0 when there is no key). */
+  hash: number;
   slot: number;
 }
 

@@ -104,9 +104,11 @@ export class KeySlab<M extends SlabMember> {
   /** Oldest and youngest slot (-1: none). */
   private oldest = -1;
   private youngest = -1;
-  /** Open-addressing table: slot + 1 (0 = empty) and the key's hash. */
+  /**
+   * Open-addressing table of (slot + 1, the key's hash) pairs side by side (0 = empty), so a probe
+   * reads one cache line; `mask` is over entries, not numbers.
+   */
   private table: Int32Array;
-  private hashes: Int32Array;
   private mask: number;
   private count = 0;
   private readonly free: number[] = [];
@@ -133,9 +135,8 @@ export class KeySlab<M extends SlabMember> {
     this.stamps = new Float64Array(slots);
     this.older = new Int32Array(slots);
     this.younger = new Int32Array(slots);
-    this.table = new Int32Array(tableSize(slots));
-    this.hashes = new Int32Array(this.table.length);
-    this.mask = this.table.length - 1;
+    this.table = new Int32Array(2 * tableSize(slots));
+    this.mask = tableSize(slots) - 1;
     this.objects = members.map(() => []);
     this.pools = members.map(listPools);
   }
@@ -149,9 +150,9 @@ export class KeySlab<M extends SlabMember> {
     for (let slot = this.oldest; slot !== -1; slot = this.younger[slot]!) yield [this.keyOf[slot]!, slot];
   }
 
-  /** The slot of `key`, touched (recently used); -1 when the key has none. */
-  find(key: string): number {
-    const slot = this.lookup(key, hashKey(key));
+  /** The slot of `key`, touched (recently used); -1 when the key has none. `hash`: the key's `hashKey`. */
+  find(key: string, hash = hashKey(key)): number {
+    const slot = this.lookup(key, hash);
     if (slot !== -1 && this.seq - this.stamps[slot]! > this.half) {
       this.unlink(slot);
       this.link(slot);
@@ -160,9 +161,12 @@ export class KeySlab<M extends SlabMember> {
   }
 
   /** The slot of `key`, made (empty) when it has none, evicting the least recently used key when full. May move `data`. */
-  create(key: string): number {
-    const existing = this.lookup(key, hashKey(key));
-    if (existing !== -1) return existing;
+  create(key: string, hash = hashKey(key)): number {
+    const existing = this.lookup(key, hash);
+    return existing !== -1 ? existing : this.insert(key, hash);
+  }
+
+  private insert(key: string, hash: number): number {
     while (this.count >= this.capacity && this.oldest !== -1) this.release(this.oldest, true);
     let slot = this.free.pop();
     if (slot === undefined) {
@@ -170,11 +174,10 @@ export class KeySlab<M extends SlabMember> {
       if (slot >= this.stamps.length) this.grow();
       this.keyOf.push(key);
     } else this.keyOf[slot] = key;
-    const hash = hashKey(key);
     let p = hash & this.mask;
-    while (this.table[p] !== 0) p = (p + 1) & this.mask;
-    this.table[p] = slot + 1;
-    this.hashes[p] = hash;
+    while (this.table[2 * p] !== 0) p = (p + 1) & this.mask;
+    this.table[2 * p] = slot + 1;
+    this.table[2 * p + 1] = hash;
     this.count++;
     this.link(slot);
     return slot;
@@ -226,9 +229,9 @@ export class KeySlab<M extends SlabMember> {
     const mask = this.mask;
     let p = hash & mask;
     for (;;) {
-      const entry = table[p]!;
+      const entry = table[2 * p]!;
       if (entry === 0) return -1;
-      if (this.hashes[p] === hash && this.keyOf[entry - 1] === key) return entry - 1;
+      if (table[2 * p + 1] === hash && this.keyOf[entry - 1] === key) return entry - 1;
       p = (p + 1) & mask;
     }
   }
@@ -238,21 +241,21 @@ export class KeySlab<M extends SlabMember> {
     const table = this.table;
     const mask = this.mask;
     let p = hashKey(key) & mask;
-    while (table[p] !== slot + 1) {
-      if (table[p] === 0) return;
+    while (table[2 * p] !== slot + 1) {
+      if (table[2 * p] === 0) return;
       p = (p + 1) & mask;
     }
     let hole = p;
-    for (let q = (p + 1) & mask; table[q] !== 0; q = (q + 1) & mask) {
-      const home = this.hashes[q]! & mask;
+    for (let q = (p + 1) & mask; table[2 * q] !== 0; q = (q + 1) & mask) {
+      const home = table[2 * q + 1]! & mask;
       // The entry at q may fill the hole unless its home lies cyclically in (hole, q].
       if (((q - home) & mask) >= ((q - hole) & mask)) {
-        table[hole] = table[q]!;
-        this.hashes[hole] = this.hashes[q]!;
+        table[2 * hole] = table[2 * q]!;
+        table[2 * hole + 1] = table[2 * q + 1]!;
         hole = q;
       }
     }
-    table[hole] = 0;
+    table[2 * hole] = 0;
   }
 
   /** Makes a slot the youngest. */
@@ -289,23 +292,22 @@ export class KeySlab<M extends SlabMember> {
       next.set(this[name]);
       this[name] = next;
     }
-    if (tableSize(slots) > this.table.length) this.rehash(tableSize(slots));
+    if (tableSize(slots) > this.mask + 1) this.rehash(tableSize(slots));
   }
 
   private rehash(size: number): void {
-    const table = new Int32Array(size);
-    const hashes = new Int32Array(size);
+    const table = new Int32Array(2 * size);
     const mask = size - 1;
-    for (let p = 0; p < this.table.length; p++) {
-      const entry = this.table[p]!;
+    for (let p = 0; p <= this.mask; p++) {
+      const entry = this.table[2 * p]!;
       if (entry === 0) continue;
-      let q = this.hashes[p]! & mask;
-      while (table[q] !== 0) q = (q + 1) & mask;
-      table[q] = entry;
-      hashes[q] = this.hashes[p]!;
+      const hash = this.table[2 * p + 1]!;
+      let q = hash & mask;
+      while (table[2 * q] !== 0) q = (q + 1) & mask;
+      table[2 * q] = entry;
+      table[2 * q + 1] = hash;
     }
     this.table = table;
-    this.hashes = hashes;
     this.mask = mask;
   }
 }
@@ -318,7 +320,7 @@ function tableSize(slots: number): number {
 }
 
 /** FNV-1a over the UTF-16 code units, finished with MurmurHash3's avalanche step. */
-function hashKey(key: string): number {
+export function hashKey(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   h ^= h >>> 16;
