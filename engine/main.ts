@@ -17,7 +17,8 @@ import { AccountService, type Mailer } from '#engine/accounts';
 import { LicenceService } from '#engine/licence';
 import { GlobalListsService, SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
-import { buildConsoleServer, type AnyRoute, type ApiDeps } from '#engine/api';
+import { buildConsoleServer, SESSION_COOKIE, type AnyRoute, type ApiDeps } from '#engine/api';
+import { AUDIT_INDEXED_FIELDS, AUDIT_LOG, AuditTrail, registerAuditHooks } from '#engine/audit';
 import { SearchService } from '#engine/search';
 import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
 import { buildGatewayServer, probePort } from '#engine/gateways';
@@ -156,7 +157,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       retention: { days: () => configStore.data.storage.retentionDays },
       clock: options.clock ?? systemClock,
       logger,
-      extraIndexedFields: (log) => keyFieldsOfLog(log),
+      extraIndexedFields: (log) => (log === AUDIT_LOG ? AUDIT_INDEXED_FIELDS : keyFieldsOfLog(log)),
     },
   );
   const vendorPublicKeyPem = settings.licencePublicKeyFile
@@ -440,6 +441,27 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       system,
     },
     { https, extraRoutes: options.extraRoutes },
+  );
+  // The audit trail (engine/audit): every changing API call, its before and after read from the
+  // stored configuration (and the bans), into the audit log.
+  const accounts = get(c, TOKENS.accounts);
+  registerAuditHooks(
+    app,
+    new AuditTrail({
+      append: (log, record) => logStore.append(log, record),
+      config: () => configStore.data,
+      ban: (id) => bans.get(id),
+      clock: get(c, TOKENS.clock),
+      logger,
+    }),
+    {
+      actorOf: (request) => {
+        const current = accounts.current(request.cookies[SESSION_COOKIE]);
+        return current.kind === 'valid'
+          ? { id: current.account.id, name: current.account.email, role: current.account.role }
+          : undefined;
+      },
+    },
   );
   const clock = get(c, TOKENS.clock);
   const probe = new ProbeService({

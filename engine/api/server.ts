@@ -306,6 +306,8 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     app.route({
       method: route.method,
       url: API_PREFIX + route.path,
+      // Hooks that follow operations (engine/audit) learn the route's operation from its config.
+      config: { operationId: route.operationId },
       ...(route.bodyLimit ? { bodyLimit: route.bodyLimit } : {}),
       handler: async (request, reply) => {
         const found = callerOf(request);

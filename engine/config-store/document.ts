@@ -5,7 +5,7 @@ import type { CustomRuleLocation, EventInput, ModuleKey, Role, RuleInput } from 
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export interface AccountRecord {
   id: string;
@@ -244,7 +244,16 @@ export interface RuleSetSourceRecord {
 }
 
 /** The log kinds retention is set for (engine/log-store's LOG_KINDS). */
-export const STORAGE_LOG_KINDS = ['access', 'detection', 'probe', 'messaging', 'raw', 'custom', 'trigger'] as const;
+export const STORAGE_LOG_KINDS = [
+  'access',
+  'detection',
+  'probe',
+  'messaging',
+  'raw',
+  'custom',
+  'trigger',
+  'audit',
+] as const;
 export type StorageLogKind = (typeof STORAGE_LOG_KINDS)[number];
 
 /** How long logs are kept: days per log kind (the disk budget may delete sooner). */
@@ -253,13 +262,14 @@ export interface StorageRecord {
 }
 
 export const DEFAULT_RETENTION_DAYS = 30;
+/** The audit trail is kept a year (issue 19): who changed what is asked about long after the change. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365;
 
 export function defaultStorage(): StorageRecord {
   return {
-    retentionDays: Object.fromEntries(STORAGE_LOG_KINDS.map((k) => [k, DEFAULT_RETENTION_DAYS])) as Record<
-      StorageLogKind,
-      number
-    >,
+    retentionDays: Object.fromEntries(
+      STORAGE_LOG_KINDS.map((k) => [k, k === 'audit' ? DEFAULT_AUDIT_RETENTION_DAYS : DEFAULT_RETENTION_DAYS]),
+    ) as Record<StorageLogKind, number>,
   };
 }
 

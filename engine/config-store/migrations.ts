@@ -4,6 +4,7 @@ import {
   accessLogConfig,
   defaultSiteGlobal,
   defaultStorage,
+  DEFAULT_AUDIT_RETENTION_DAYS,
   presetEvents,
   type ConfigDocument,
 } from './document.ts';
@@ -51,6 +52,14 @@ const migrations: Record<number, Migration> = {
         ...storage,
         retentionDays: { ...storage.retentionDays, probe: storage.retentionDays.detection ?? 30 },
       },
+    };
+  },
+  // 7 -> 8: the audit log's retention (a year).
+  7: (doc) => {
+    const storage = (doc.storage ?? defaultStorage()) as { retentionDays: Record<string, number> };
+    return {
+      ...doc,
+      storage: { ...storage, retentionDays: { ...storage.retentionDays, audit: DEFAULT_AUDIT_RETENTION_DAYS } },
     };
   },
 };

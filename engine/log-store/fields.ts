@@ -139,7 +139,7 @@ function siteOfLog(log: string): string {
 }
 
 /** The kind of a log by its name: `access:<site>` -> access. Retention is set per kind. */
-export const LOG_KINDS = ['access', 'detection', 'probe', 'messaging', 'raw', 'custom', 'trigger'] as const;
+export const LOG_KINDS = ['access', 'detection', 'probe', 'messaging', 'raw', 'custom', 'trigger', 'audit'] as const;
 export type LogKind = (typeof LOG_KINDS)[number];
 
 export function kindOfLog(log: string): LogKind {

@@ -20,6 +20,7 @@ export const logsEn = {
   'logs.kind.trigger': 'Trigger log',
   'logs.kind.raw': 'Raw log',
   'logs.kind.custom': 'Custom log',
+  'logs.kind.audit': 'Audit log',
 
   'logs.time.label': 'Time range',
   'logs.time.quick': 'Quick select',

@@ -22,6 +22,7 @@ export const logsZhCN: Record<keyof typeof logsEn, string> = {
   'logs.kind.trigger': '触发日志',
   'logs.kind.raw': '原始日志',
   'logs.kind.custom': '自定义日志',
+  'logs.kind.audit': '审计日志',
 
   'logs.time.label': '时间范围',
   'logs.time.quick': '快速选择',

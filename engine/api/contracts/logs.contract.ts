@@ -7,7 +7,16 @@ const LOG_READERS = ['administrator', 'guest'] as const;
 /** Storage settings and purges change what everyone can search: administrators only. */
 const ADMINS = ['administrator'] as const;
 
-export const LOG_KIND_NAMES = ['access', 'detection', 'probe', 'messaging', 'raw', 'custom', 'trigger'] as const;
+export const LOG_KIND_NAMES = [
+  'access',
+  'detection',
+  'probe',
+  'messaging',
+  'raw',
+  'custom',
+  'trigger',
+  'audit',
+] as const;
 export const MAX_SEARCH_PAGE = 500;
 export const MAX_EXPORT_RECORDS = 100_000;
 

@@ -3,7 +3,8 @@ import { RampartError } from '#engine/shared';
 import { kindOfLog, type LogKind } from '#engine/log-store';
 import { scalarText, type Row } from '#engine/search';
 import { customLogName } from '#engine/log-configs';
-import { bindRoute, type AnyRoute } from '../route.ts';
+import { AUDIT_LOG } from '#engine/audit';
+import { bindRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
   exportLogs,
@@ -27,13 +28,17 @@ const TAIL_KEEPALIVE_MS = 15_000;
 /** Logs behind the event-rule module (spec 1.2). */
 const GATED: ReadonlySet<LogKind> = new Set(['raw', 'trigger', 'custom']);
 
+/** The audit trail says who changed what: for administrators, who alone may change everything. */
+const isAuditReader = (caller: Caller | undefined): boolean => caller?.account.role === 'administrator';
+
 export function logRoutes(deps: ApiDeps): AnyRoute[] {
   const { search, logStore } = deps;
   let tails = 0;
 
-  /** The logs people can pick: per site, the gated ones, and any other log the store holds. */
-  async function catalogue(): Promise<LogView[]> {
+  /** The logs people can pick: per site, the gated ones, the audit log (administrators), and any other log the store holds. */
+  async function catalogue(caller: Caller | undefined): Promise<LogView[]> {
     const spans = new Map((await logStore.spans()).map((s) => [s.log, s]));
+    if (!isAuditReader(caller)) spans.delete(AUDIT_LOG);
     const views: LogView[] = [];
     const add = (log: string, label: string, siteId: string | null): void => {
       const kind = kindOfLog(log);
@@ -53,6 +58,7 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
     };
     add('trigger', 'trigger', null);
     add('raw', 'raw', null);
+    if (isAuditReader(caller)) add(AUDIT_LOG, AUDIT_LOG, null);
     for (const site of deps.sites.list()) {
       // A: logs are named with the site configuration ID; B: with the site name.
       const label = deps.edition === 'A' ? site.id : site.name;
@@ -73,8 +79,16 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
    * module active. Decided from the name and at most one seek, not from the whole catalogue: this
    * runs before every search.
    */
-  async function readable(log: string): Promise<void> {
+  async function readable(log: string, caller: Caller | undefined): Promise<void> {
     const kind = kindOfLog(log);
+    if (kind === 'audit') {
+      if (!isAuditReader(caller)) {
+        throw new RampartError('FORBIDDEN_ROLE', 'The audit log needs the role administrator', {
+          params: { role: caller?.account.role ?? '' },
+        });
+      }
+      if (log === AUDIT_LOG) return;
+    }
     if (GATED.has(kind)) {
       if (!deps.licence.isActive('advanced')) {
         throw new RampartError(
@@ -96,8 +110,8 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
     throw new RampartError('NOT_FOUND', `log: no log named ${log}`, { field: 'log', params: { log } });
   }
 
-  async function storageView(): Promise<StorageView> {
-    const labels = new Map((await catalogue()).map((v) => [v.log, v.label]));
+  async function storageView(caller: Caller | undefined): Promise<StorageView> {
+    const labels = new Map((await catalogue(caller)).map((v) => [v.log, v.label]));
     const usage = await logStore.usage();
     const budget = logStore.budget;
     return {
@@ -121,26 +135,26 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
   }
 
   return [
-    bindRoute(listLogs, async () => ({ items: await catalogue() })),
-    bindRoute(searchLogs, async ({ body }) => {
-      await readable(body.log);
+    bindRoute(listLogs, async ({ caller }) => ({ items: await catalogue(caller) })),
+    bindRoute(searchLogs, async ({ body, caller }) => {
+      await readable(body.log, caller);
       return search.search(body);
     }),
-    bindRoute(logHistogram, async ({ body }) => {
-      await readable(body.log);
+    bindRoute(logHistogram, async ({ body, caller }) => {
+      await readable(body.log, caller);
       return search.histogram(body);
     }),
-    bindRoute(logFields, async ({ body }) => {
-      await readable(body.log);
+    bindRoute(logFields, async ({ body, caller }) => {
+      await readable(body.log, caller);
       return search.fields(body);
     }),
-    bindRoute(getLogRecord, async ({ params, query }) => {
+    bindRoute(getLogRecord, async ({ params, query, caller }) => {
       const view = await search.record(params.id, query.around ?? 5);
-      await readable(view.log);
+      await readable(view.log, caller);
       return view;
     }),
-    bindRoute(exportLogs, async ({ body }) => {
-      await readable(body.log);
+    bindRoute(exportLogs, async ({ body, caller }) => {
+      await readable(body.log, caller);
       // Checks the query before the download starts, so a bad one is a 400, not a broken file.
       await search.resolve(body);
       const records = search.each({ ...body, max: body.max ?? 100_000 });
@@ -160,7 +174,7 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
       };
     }),
     bindRoute(tailLogs, async ({ query, reply, caller }) => {
-      await readable(query.log);
+      await readable(query.log, caller);
       if (tails >= MAX_TAILS) {
         throw new RampartError('RATE_LIMITED', `at most ${MAX_TAILS} live tails may be open at once`, {
           params: { limit: MAX_TAILS },
@@ -188,12 +202,12 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
         stop();
       });
     }),
-    bindRoute(getStorage, () => storageView()),
-    bindRoute(updateStorage, async ({ body }) => {
+    bindRoute(getStorage, ({ caller }) => storageView(caller)),
+    bindRoute(updateStorage, async ({ body, caller }) => {
       await deps.storage.setRetentionDays(body.retentionDays);
-      return storageView();
+      return storageView(caller);
     }),
-    bindRoute(purgeLogs, async ({ body }) => {
+    bindRoute(purgeLogs, async ({ body, caller }) => {
       if (body.confirm !== body.log) {
         throw new RampartError('VALIDATION_FAILED', 'confirm: type the log name to confirm the purge', {
           field: 'confirm',
@@ -204,7 +218,7 @@ export function logRoutes(deps: ApiDeps): AnyRoute[] {
       if (!known) throw new RampartError('NOT_FOUND', `log: no records in ${body.log}`, { field: 'log' });
       await logStore.purge(body.log);
       deps.logger.warn({ log: body.log }, 'log purged from the console');
-      return storageView();
+      return storageView(caller);
     }),
   ];
 }

@@ -62,6 +62,7 @@ const DEFAULT_COLUMNS: Readonly<Record<LogKind, readonly string[]>> = {
   trigger: ['_timestamp', 'event_name', 'triggered_events', 'triggered_rules'],
   raw: ['_timestamp', 'raw_data', 'parsed', 'reason'],
   custom: ['_timestamp', 'raw_data', 'parsed', 'reason'],
+  audit: ['_timestamp', 'account', 'src_ip', 'action', 'resource_id', 'status'],
 };
 
 export function defaultColumns(kind: LogKind | undefined): string[] {
@@ -120,6 +121,20 @@ export const SPEC_FIELDS: readonly string[] = [
   'waf_triggered_score',
   'triggered_events',
   'triggered_rules',
+  // The audit log (engine/audit).
+  'account_id',
+  'account_role',
+  'method',
+  'route',
+  'action',
+  'resource_kind',
+  'resource_id',
+  'outcome',
+  'error_code',
+  'duration_ms',
+  'changed_fields',
+  'before',
+  'after',
 ];
 
 const FIELD_NAME = /^[A-Za-z_@][\w.@-]*$/;

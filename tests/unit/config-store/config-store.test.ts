@@ -85,7 +85,7 @@ describe('migrations', () => {
   it('give a version-4 document 30 days of retention for every log kind (4 -> 5)', () => {
     const { doc } = migrate({ schemaVersion: 4, accounts: [], gateway: { advertisedAddress: '' } }, undefined, 5);
     expect(doc.schemaVersion).toBe(5);
-    expect(doc.storage.retentionDays).toEqual({
+    expect(doc.storage.retentionDays).toMatchObject({
       access: 30,
       detection: 30,
       probe: 30,
@@ -140,13 +140,20 @@ describe('migrations', () => {
   });
 
   it('give a version-6 document the preset events (disabled, without a log source), no rules and empty global lists (6 -> 7)', () => {
-    const { doc } = migrate({ schemaVersion: 6, accounts: [], logConfigs: [] });
+    const { doc } = migrate({ schemaVersion: 6, accounts: [], logConfigs: [] }, undefined, 7);
     expect(doc.schemaVersion).toBe(7);
     expect(doc.rules).toEqual([]);
     expect(doc.ipLists).toEqual({ pass: [], block: [] });
     expect(doc.events.length).toBeGreaterThanOrEqual(8);
     expect(doc.events.every((e) => e.preset && !e.enabled && e.sources.length === 0)).toBe(true);
     expect(doc.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['simple', 'count', 'distinct', 'cep']));
+  });
+
+  it('keep the audit log a year in a version-7 document, leaving the other kinds as set (7 -> 8)', () => {
+    const retentionDays = { access: 7, detection: 30, probe: 30, messaging: 30, raw: 30, custom: 30, trigger: 90 };
+    const { doc } = migrate({ schemaVersion: 7, accounts: [], storage: { retentionDays } }, undefined, 8);
+    expect(doc.schemaVersion).toBe(8);
+    expect(doc.storage.retentionDays).toEqual({ ...retentionDays, audit: 365 });
   });
 
   it('leave a current document alone', () => {
