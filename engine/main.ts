@@ -22,6 +22,7 @@ import { AUDIT_INDEXED_FIELDS, AUDIT_LOG, AuditTrail, registerAuditHooks } from 
 import { SearchService } from '#engine/search';
 import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
 import { buildGatewayServer, probePort } from '#engine/gateways';
+import { ReverseProxy } from '#engine/proxy';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
 import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-rules';
@@ -399,6 +400,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     metricsToken: settings.metrics.token,
   };
 
+  let proxyRef: ReverseProxy | undefined = undefined;
   const https = settings.console.tls
     ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
     : undefined;
@@ -439,6 +441,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       secureCookies: https !== undefined,
       rendererDir: options.rendererDir ?? findRendererDir(),
       system,
+      proxy: () => proxyRef?.status() ?? null,
     },
     { https, extraRoutes: options.extraRoutes },
   );
@@ -514,6 +517,33 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const gatewayAddress = await gateway.listen({ host: settings.gateway.host, port: settings.gateway.port });
   gatewayPort = Number(new URL(gatewayAddress).port);
   gatewayListening = true;
+  const gatewayLoopback = `http://${settings.gateway.host === '0.0.0.0' || settings.gateway.host === '::' ? '127.0.0.1' : settings.gateway.host}:${gatewayPort}`;
+  // CNAME sites: the reverse proxy listens on their ports and follows their changes.
+  const proxy = new ReverseProxy({
+    sites: get(c, TOKENS.sites),
+    logStore,
+    clock,
+    logger,
+    ports,
+    waf: {
+      begin: (request, site, srcIp) => {
+        const started = performance.now();
+        const open = basicRules.begin(request, site, srcIp);
+        metrics.wafSeconds((performance.now() - started) / 1000);
+        return open;
+      },
+    },
+    intel: { lookup: (ip, userAgent) => intel.lookup(ip, userAgent) },
+    probe: probePort(probe, clock),
+    pagesUrl: () => gatewayLoopback,
+    host: settings.proxy.host,
+    timeouts: { connectMs: settings.proxy.connectTimeoutMs, headersMs: settings.proxy.originTimeoutMs },
+    inspectBodyLimit: settings.waf.bodyLimit,
+    pagesAllowInline: settings.gateway.pagesInline,
+    metrics,
+  });
+  await proxy.start();
+  proxyRef = proxy;
   await intakes.start();
   const port = new URL(address).port;
   const host = settings.console.host.includes(':') ? `[${settings.console.host}]` : settings.console.host;
@@ -530,7 +560,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     container: c,
     stop: () =>
       (stopping ??= (async () => {
-        await Promise.all([app.close(), gateway.close(), intakes.close()]);
+        await Promise.all([app.close(), gateway.close(), intakes.close(), proxy.close()]);
         gatewayListening = false;
         metrics.close();
         logStore.observe(null);

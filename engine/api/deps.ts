@@ -11,6 +11,7 @@ import type { BanStore, EventRuntime, EventsService, RulesService } from '#engin
 import type { OverviewService } from '#engine/overview';
 import type { StorageLogKind } from '#engine/config-store';
 import type { HealthParts, HeadlineMetrics } from '#engine/metrics';
+import type { ProxyStatusView } from './contracts/sites.contract.ts';
 
 export type { AccountRecord, Session };
 
@@ -51,6 +52,8 @@ export interface ApiDeps {
   rendererDir: string | undefined;
   /** Health parts and metrics (engine/metrics); absent where a server is built without them (tests). */
   system?: SystemPort;
+  /** The reverse proxy's state (engine/proxy), once it runs. */
+  proxy?: () => ProxyStatusView | null;
 }
 
 export interface SystemPort {

@@ -29,7 +29,14 @@ import {
   type LevelProfile,
   type Waf,
 } from '#engine/waf';
-import { RULE_GROUPS, type RuleGroup } from '#engine/waf';
+import {
+  RULE_GROUPS,
+  type MatchedRule,
+  type RuleGroup,
+  type WafOutcome as WafEngineOutcome,
+  type WafResponse,
+  type WafTransaction,
+} from '#engine/waf';
 import { RECOMMENDED_IDS, type RuleSetManager } from './rule-set-manager.ts';
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
 
@@ -100,6 +107,30 @@ interface SiteRuntime {
 
 /** The answer for a request no rule inspected because no rule set is loaded (access log `waf_rule_set`). */
 const RULE_SET_MISSING: WafOutcome = Object.freeze({ ...NO_WAF_MATCH, ruleSet: 'missing' as const });
+
+/** A request's WAF outcome, and the response phases of its transaction while it is open. */
+export interface OpenInspection {
+  outcome: WafOutcome;
+  /** Null: the transaction is closed (blocked already, or no Core Rule Set runs), or nothing new matched. */
+  respond(response: WafResponse): WafOutcome | null;
+}
+
+const closed = (outcome: WafOutcome): OpenInspection => ({ outcome, respond: () => null });
+
+/** The named rules of a match list and their categories, each once, in order. */
+function collect(
+  matched: readonly MatchedRule[],
+  named: ReadonlySet<string>,
+  ruleIds: string[],
+  categories: string[],
+): void {
+  for (const m of matched) {
+    if (!named.has(m.id) || ruleIds.includes(m.id)) continue;
+    ruleIds.push(m.id);
+    const category = categoryOf(m.tags) ?? (RECOMMENDED_IDS.has(m.id) ? 'protocol' : undefined);
+    if (category && !categories.includes(category)) categories.push(category);
+  }
+}
 
 const fail = (field: string, message: string, params?: ErrorParams): RampartError =>
   new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field, ...(params ? { params } : {}) });
@@ -366,23 +397,39 @@ export class BasicRulesService {
 
   /** The verdict pipeline's WAF stage. */
   inspect(facts: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome {
+    return this.#inspect(facts, site, srcIp, false).outcome;
+  }
+
+  /**
+   * The WAF stage of a request whose response Rampart will see (the reverse proxy): the request's
+   * outcome, and `respond`, which runs the response phases (3 and 4) of the same transaction over
+   * the origin's status, headers and first body bytes. `respond` answers null when nothing new
+   * matched; otherwise the rules the response phases added, and whether they block.
+   */
+  begin(facts: RequestFacts, site: CompiledSite, srcIp: string): OpenInspection {
+    return this.#inspect(facts, site, srcIp, true);
+  }
+
+  #inspect(facts: RequestFacts, site: CompiledSite, srcIp: string, keepOpen: boolean): OpenInspection {
     const runtime = this.#runtime(site.id);
     if (runtime === null || (runtime.waf === null && runtime.custom === null))
-      return runtime?.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH;
+      return closed(runtime?.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH);
     const headers = clientHeaders(facts);
     if (this.#deps.compatibilityLog) this.#marker(facts, headers);
     const ruleIds: string[] = [];
     const categories: string[] = [];
     let blocked = false;
     let score = 0;
+    let transaction: WafTransaction | null = null;
+    const named = runtime.named;
     if (runtime.waf && runtime.levels) {
-      const outcome = runtime.waf.inspect(wafRequest(facts, srcIp, headers), { levels: runtime.levels });
-      for (const m of outcome.matched) {
-        if (!runtime.named.has(m.id) || ruleIds.includes(m.id)) continue;
-        ruleIds.push(m.id);
-        const category = categoryOf(m.tags) ?? (RECOMMENDED_IDS.has(m.id) ? 'protocol' : undefined);
-        if (category && !categories.includes(category)) categories.push(category);
-      }
+      const request = wafRequest(facts, srcIp, headers);
+      let outcome: WafEngineOutcome;
+      if (keepOpen) {
+        transaction = runtime.waf.begin(request, { levels: runtime.levels });
+        outcome = transaction.request;
+      } else outcome = runtime.waf.inspect(request, { levels: runtime.levels });
+      collect(outcome.matched, named, ruleIds, categories);
       blocked = outcome.interrupted;
       score = outcome.score;
     }
@@ -395,10 +442,29 @@ export class BasicRulesService {
       }
     }
     if (blocked && site.accessMethod === 'plugin' && site.runMode === 'block') this.#deny(site.id, srcIp);
-    if (ruleIds.length === 0 && !blocked) return runtime.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH;
-    return runtime.ruleSetMissing
-      ? { blocked, ruleIds, categories, score, ruleSet: 'missing' }
-      : { blocked, ruleIds, categories, score };
+    const outcome: WafOutcome =
+      ruleIds.length === 0 && !blocked
+        ? runtime.ruleSetMissing
+          ? RULE_SET_MISSING
+          : NO_WAF_MATCH
+        : runtime.ruleSetMissing
+          ? { blocked, ruleIds, categories, score, ruleSet: 'missing' }
+          : { blocked, ruleIds, categories, score };
+    const open = transaction;
+    if (open === null || blocked) return closed(outcome);
+    return {
+      outcome,
+      respond: (response) => {
+        const before = open.request.matched.length;
+        const after = open.inspectResponse(response);
+        if (after.matched.length === before && !after.interrupted) return null;
+        const added: string[] = [];
+        const addedCategories: string[] = [];
+        collect(after.matched.slice(before), named, added, addedCategories);
+        if (added.length === 0 && !after.interrupted) return null;
+        return { blocked: after.interrupted, ruleIds: added, categories: addedCategories, score: after.score };
+      },
+    };
   }
 
   /** go-ftw brackets each test with requests carrying X-CRS-Test and waits for the value in the log. */

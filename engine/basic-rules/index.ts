@@ -23,4 +23,5 @@ export type {
   BasicRuleGroupView,
   GroupRuleView,
   CustomRuleView,
+  OpenInspection,
 } from './basic-rules-service.ts';

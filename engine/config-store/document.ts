@@ -109,8 +109,30 @@ export interface SiteRecord {
   miniProgramProtection: boolean;
   antiBot: { enabled: boolean; scanner: boolean; scriptTool: boolean; otherCrawler: boolean };
   powDifficulty: number;
+  /** CNAME access: protocols, ports and origin (absent in sites stored before it existed: defaults). */
+  cname?: CnameRecord;
+  /** CNAME access over HTTPS: the uploaded certificate chain and key (PEM), checked on upload. */
+  certificate?: SiteCertificateRecord;
   createdAt: number;
   updatedAt: number;
+}
+
+export interface CnameRecord {
+  http: boolean;
+  https: boolean;
+  httpPort: number;
+  httpsPort: number;
+  originProtocol: 'http' | 'https';
+  /** `host:port`, an IPv6 host in brackets; '' until set. */
+  originAddress: string;
+  originVerifyTls: boolean;
+}
+
+export interface SiteCertificateRecord {
+  /** The server certificate first, then its chain. */
+  certificatePem: string;
+  keyPem: string;
+  uploadedAt: number;
 }
 
 /** Edition B's global configuration; edition A keeps cookie names and expiry per site. */

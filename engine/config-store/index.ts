@@ -28,6 +28,8 @@ export type {
   PurchaseRecord,
   AuditRecord,
   SiteRecord,
+  CnameRecord,
+  SiteCertificateRecord,
   SiteList,
   SiteGlobalRecord,
   GatewayRecord,

@@ -104,7 +104,7 @@ export const detectionLogName = (siteId: string): string => `detection:${siteId}
 /** The log of a site's probe downloads (the overview's probe download count). */
 export const probeLogName = (siteId: string): string => `probe:${siteId}`;
 
-const NO_STORE = 'no-store, no-cache, must-revalidate';
+export const NO_STORE = 'no-store, no-cache, must-revalidate';
 /** Longer than nginx's upstream keepalive_timeout (60 s): nginx, not Rampart, ends an idle connection, so it never reuses one Rampart is closing. */
 const KEEP_ALIVE_MS = 75_000;
 /** A request's head must arrive within this time of its first byte, the whole request within the next. */
@@ -116,7 +116,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * origin: only scripts from the origin (the probe) run, nothing inline, unless the administrator
  * allows inline content. The probe is loaded by URL, so it needs no nonce.
  */
-const PAGE_CSP = (inline: boolean): string =>
+export const PAGE_CSP = (inline: boolean): string =>
   [
     "default-src 'self'",
     `script-src 'self'${inline ? " 'unsafe-inline'" : ''}`,

@@ -4,7 +4,14 @@
  * access-log lines merged into the verdicts' access records) and the nginx plugin bundle, whose
  * user text goes through one escaping function per file format.
  */
-export { buildGatewayServer, accessLogName, detectionLogName, GATEWAY_BODY_LIMIT } from './gateway-server.ts';
+export {
+  buildGatewayServer,
+  accessLogName,
+  detectionLogName,
+  GATEWAY_BODY_LIMIT,
+  PAGE_CSP,
+  NO_STORE,
+} from './gateway-server.ts';
 export type { GatewayDeps, IntelPort, ProbePort, ProbeOutcome, ReportContext } from './gateway-server.ts';
 export { probePort, PROBE_SCRIPT_PATH, REPORT_PATH } from './probe-port.ts';
 export { pluginBundle, DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';

@@ -53,6 +53,11 @@ const settingsSchema = z.object({
   RAMPART_GATEWAY_OVERSIZE_HEAD: z.enum(['pass', 'block'], { error: 'must be pass or block' }).default('pass'),
   RAMPART_GATEWAY_TRUSTED: addressList,
   RAMPART_GATEWAY_PAGES_INLINE: bool.default(false),
+  // Where the reverse proxy of CNAME sites listens (each site chooses its ports).
+  RAMPART_PROXY_HOST: z.string().min(1).default('0.0.0.0'),
+  // How long the reverse proxy waits to connect to an origin, and then for its answer's head (then 504).
+  RAMPART_PROXY_CONNECT_TIMEOUT_MS: positiveInt.default(5_000),
+  RAMPART_PROXY_ORIGIN_TIMEOUT_MS: positiveInt.default(60_000),
   // The Kafka brokers BROKER configurations may connect to (egress control); absent: any.
   RAMPART_KAFKA_BROKERS_ALLOWED: addressList,
   // A bearer token that lets a Prometheus server scrape /metrics without a session; absent: administrators only.
@@ -153,6 +158,8 @@ export interface Settings {
     logPort: number;
     accessMergeWaitMs: number;
   };
+  /** The reverse proxy of CNAME sites: the address its site ports bind, and its origin timeouts. */
+  proxy: { host: string; connectTimeoutMs: number; originTimeoutMs: number };
   /** `kafkaBrokersAllowed`: the addresses BROKER configurations may reach (undefined: any). */
   intake: { port: number; kafkaBrokersAllowed: readonly string[] | undefined };
   publicUrl: string;
@@ -275,6 +282,11 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       pagesInline: s.RAMPART_GATEWAY_PAGES_INLINE,
       logPort: s.RAMPART_GATEWAY_LOG_PORT,
       accessMergeWaitMs: s.RAMPART_ACCESS_MERGE_WAIT_MS,
+    },
+    proxy: {
+      host: s.RAMPART_PROXY_HOST,
+      connectTimeoutMs: s.RAMPART_PROXY_CONNECT_TIMEOUT_MS,
+      originTimeoutMs: s.RAMPART_PROXY_ORIGIN_TIMEOUT_MS,
     },
     intake: { port: s.RAMPART_INTAKE_PORT, kafkaBrokersAllowed: s.RAMPART_KAFKA_BROKERS_ALLOWED },
     publicUrl,

@@ -51,8 +51,12 @@ export {
   LIST_MODES,
   SOURCE_IP_MODES,
   XFF_MODES,
+  ORIGIN_PROTOCOLS,
+  ORIGIN_ADDRESS,
+  DEFAULT_CNAME,
+  cnameSchema,
 } from './site-shape.ts';
-export type { SiteInput, SiteSettings, SiteGlobalInput } from './site-shape.ts';
+export type { SiteInput, SiteSettings, SiteGlobalInput, CnameSettings } from './site-shape.ts';
 export {
   LOG_CONFIG_LIMITS,
   LOG_TEMPLATE_TYPES,

@@ -31,6 +31,7 @@ export const ACCESS_METHODS = ['plugin', 'pluginless', 'cname', 'bypass'] as con
 export const LIST_MODES = ['all', 'only_listed', 'except_listed'] as const;
 export const SOURCE_IP_MODES = ['default', 'x_real_ip', 'xff', 'custom'] as const;
 export const XFF_MODES = ['leftmost', 'filter', 'rightmost'] as const;
+export const ORIGIN_PROTOCOLS = ['http', 'https'] as const;
 
 const oneOf = (values: readonly string[]): string =>
   `must be ${values.slice(0, -1).join(', ')} or ${values[values.length - 1] ?? ''}`;
@@ -59,6 +60,59 @@ const status = z
   .int('must be a whole number')
   .min(200, 'must be an HTTP status from 200 to 599')
   .max(599, 'must be an HTTP status from 200 to 599');
+
+const port = z
+  .number()
+  .int('must be a whole number')
+  .min(1, 'must be a port from 1 to 65535')
+  .max(65_535, 'must be a port from 1 to 65535');
+
+/**
+ * An origin address: an IPv4 address, a bracketed IPv6 address or a host name, then `:port`
+ * (`10.0.0.5:8080`, `[2001:db8::5]:443`, `app.internal:80`).
+ */
+export const ORIGIN_ADDRESS =
+  /^(?:(?:\d{1,3}\.){3}\d{1,3}|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*):(\d{1,5})$/;
+
+/**
+ * CNAME access (edition B's CNAME tab): which protocols Rampart serves the site on and at which
+ * ports, and the origin it forwards to. The site's certificate is uploaded on its own
+ * (`PUT /sites/{id}/certificate`), not sent with the settings.
+ */
+export const cnameSchema = z
+  .object({
+    http: z.boolean().default(true),
+    https: z.boolean().default(false),
+    httpPort: port.default(80),
+    httpsPort: port.default(443),
+    originProtocol: z.enum(ORIGIN_PROTOCOLS, { error: oneOf(ORIGIN_PROTOCOLS) }).default('http'),
+    originAddress: z
+      .string()
+      .trim()
+      .max(262, 'must be at most 262 characters')
+      .refine((value) => value === '' || ORIGIN_ADDRESS.test(value), {
+        message: 'must be an IP address or domain, then a port: 10.0.0.5:8080, [2001:db8::5]:443 or app.internal:80',
+      })
+      .refine((value) => value === '' || Number(ORIGIN_ADDRESS.exec(value)?.[1]) <= 65_535, {
+        message: 'the port must be from 1 to 65535',
+      })
+      .default(''),
+    /** An HTTPS origin's certificate is checked against the system's CAs (off: any certificate). */
+    originVerifyTls: z.boolean().default(true),
+  })
+  .strict();
+
+export type CnameSettings = z.output<typeof cnameSchema>;
+
+export const DEFAULT_CNAME: CnameSettings = {
+  http: true,
+  https: false,
+  httpPort: 80,
+  httpsPort: 443,
+  originProtocol: 'http',
+  originAddress: '',
+  originVerifyTls: true,
+};
 
 const DEFAULT_BLOCK_CONTENT =
   '<!doctype html><html><head><meta charset="utf-8"><title>Request blocked</title></head><body><h1>Request blocked</h1><p>This request was blocked by the site\'s security policy. If you think this is a mistake, contact the site owner and quote the time of your visit.</p></body></html>';
@@ -150,6 +204,7 @@ export const siteInputSchema = z
       .strict()
       .default({ enabled: false, scanner: true, scriptTool: true, otherCrawler: false }),
     powDifficulty: z.number().int().min(0).max(24, 'must be at most 24 bits').default(0),
+    cname: cnameSchema.default(DEFAULT_CNAME),
   })
   .strict();
 
@@ -205,6 +260,15 @@ export const siteSettingsView = z.object({
   miniProgramProtection: z.boolean(),
   antiBot: z.object({ enabled: z.boolean(), scanner: z.boolean(), scriptTool: z.boolean(), otherCrawler: z.boolean() }),
   powDifficulty: z.number(),
+  cname: z.object({
+    http: z.boolean(),
+    https: z.boolean(),
+    httpPort: z.number(),
+    httpsPort: z.number(),
+    originProtocol: z.enum(ORIGIN_PROTOCOLS),
+    originAddress: z.string(),
+    originVerifyTls: z.boolean(),
+  }),
 });
 
 export const siteGlobalInputSchema = z

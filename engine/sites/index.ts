@@ -18,3 +18,12 @@ export { checkGatewayAddress } from './gateway-check.ts';
 export type { GatewayCheck, GatewayCheckProblem } from './gateway-check.ts';
 export type { GatewayAddress, GatewayAddressSource, GatewayListener, InterfaceAddresses } from './gateway-address.ts';
 export type { IpMatcher, PathMatcher } from './lists.ts';
+export {
+  checkSiteCertificate,
+  describeCertificate,
+  coversDomain,
+  pemCertificates,
+  CERTIFICATE_PEM_MAX,
+  CERTIFICATE_WARN_DAYS,
+} from './site-certificate.ts';
+export type { CertificateInfo } from './site-certificate.ts';

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_CNAME,
   copyName,
   RampartError,
   isRampartError,
@@ -14,6 +15,7 @@ import {
 } from '#engine/shared';
 import { accessLogConfig, type ConfigSlice, type SiteRecord, type SiteGlobalRecord } from '#engine/config-store';
 import { compileSite, type CompiledSite } from './compiled-site.ts';
+import { checkSiteCertificate } from './site-certificate.ts';
 import {
   automaticGatewayAddress,
   gatewayAddressProblem,
@@ -74,6 +76,11 @@ export class SitesService {
     return this.#deps.edition;
   }
 
+  /** Changes whenever the sites or their global configuration change (the proxy follows it). */
+  get generation(): number {
+    return this.#deps.store.generation;
+  }
+
   list(search?: string): SiteRecord[] {
     const needle = search?.trim().toLowerCase();
     return this.#deps.store.data.sites
@@ -117,6 +124,8 @@ export class SitesService {
       id,
       createdAt: existing.createdAt,
       updatedAt: this.#deps.clock.now(),
+      // The certificate is uploaded on its own and stays through edits of the settings.
+      ...(existing.certificate ? { certificate: existing.certificate } : {}),
     };
     this.#validate(record);
     return this.#deps.store.update((doc) => {
@@ -124,6 +133,33 @@ export class SitesService {
       const index = doc.sites.findIndex((s) => s.id === id);
       if (index === -1) throw new RampartError('NOT_FOUND', `No site with ID ${id}`, { field: 'id' });
       doc.sites[index] = record;
+      return record;
+    });
+  }
+
+  /**
+   * Stores a CNAME site's certificate chain and key after checking them (PEM, key matches,
+   * valid now, names the domain); the proxy serves it on the site's next TLS handshake.
+   */
+  async setCertificate(id: string, input: { certificate: string; key: string }): Promise<SiteRecord> {
+    const site = this.get(id);
+    const checked = checkSiteCertificate(input, site.domain, this.#deps.clock.now());
+    return this.#deps.store.update((doc) => {
+      const record = doc.sites.find((s) => s.id === id);
+      if (!record) throw new RampartError('NOT_FOUND', `No site with ID ${id}`, { field: 'id' });
+      record.certificate = { ...checked, uploadedAt: this.#deps.clock.now() };
+      record.updatedAt = this.#deps.clock.now();
+      return record;
+    });
+  }
+
+  async removeCertificate(id: string): Promise<SiteRecord> {
+    this.get(id);
+    return this.#deps.store.update((doc) => {
+      const record = doc.sites.find((s) => s.id === id);
+      if (!record) throw new RampartError('NOT_FOUND', `No site with ID ${id}`, { field: 'id' });
+      delete record.certificate;
+      record.updatedAt = this.#deps.clock.now();
       return record;
     });
   }
@@ -138,7 +174,7 @@ export class SitesService {
       (n) => (n === 1 ? ' (copy)' : ` (copy ${n})`),
     );
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = source;
-    return this.create({ ...settings, name });
+    return this.create({ ...settings, cname: source.cname ?? DEFAULT_CNAME, name });
   }
 
   async remove(id: string): Promise<void> {
@@ -259,6 +295,14 @@ export class SitesService {
     }
     if (this.#deps.edition === 'B' && record.accessMethod === 'pluginless') {
       problem('accessMethod', 'edition B offers cname, plugin and bypass access');
+    }
+    if (record.accessMethod === 'cname' && record.cname) {
+      const cname = record.cname;
+      if (cname.originAddress === '') problem('cname.originAddress', 'is required for CNAME access');
+      if (!cname.http && !cname.https) problem('cname.http', 'choose HTTP, HTTPS or both');
+      if (cname.http && cname.https && cname.httpPort === cname.httpsPort) {
+        problem('cname.httpsPort', 'must differ from the HTTP port');
+      }
     }
     if (record.sourceIp.mode === 'custom' && record.sourceIp.customHeader === '') {
       problem('sourceIp.customHeader', 'is required for the custom source IP mode');

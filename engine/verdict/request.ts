@@ -15,6 +15,8 @@ export interface RequestFacts {
   requestId: string;
   /** The request body when the gateway sends it (plug-in-less checks; nginx's auth_request sends none). */
   body?: Buffer;
+  /** `body` is only the start of the request's body (the reverse proxy streams the rest on). */
+  bodyPartial?: boolean;
 }
 
 /** The path part of a URI, without query or fragment. */

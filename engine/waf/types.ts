@@ -123,6 +123,12 @@ export interface WafRequest {
   headers: readonly (readonly [string, string])[];
   /** Raw body bytes or null when there is none. */
   body: Buffer | null;
+  /**
+   * The body is only the start of a longer one (a proxy inspects the first bytes and streams the
+   * rest): its processors do not report a body cut short (no final multipart boundary, JSON or
+   * XML ending early) as a body error; what they read before the cut is inspected.
+   */
+  bodyPartial?: boolean;
   remoteAddr: string;
   remotePort: number;
   serverAddr: string;

@@ -48,6 +48,8 @@ export async function startTestEngine(
     RAMPART_INTAKE_PORT: String(await freePort()),
     // BROKER configurations a test (or the security run's generated input) makes reach loopback only.
     RAMPART_KAFKA_BROKERS_ALLOWED: '127.0.0.0/8,::1',
+    // CNAME sites' ports (the reverse proxy) on loopback only.
+    RAMPART_PROXY_HOST: '127.0.0.1',
     RAMPART_LOG_LEVEL: 'silent',
     ...env,
   });

@@ -26,12 +26,27 @@ export const siteStatus = z.object({
   keeperVersion: z.string().nullable(),
 });
 
+/** What is shown of a CNAME site's uploaded certificate (never its key). */
+export const siteCertificateView = z.object({
+  subject: z.string(),
+  issuer: z.string(),
+  names: z.array(z.string()).describe('DNS names the certificate covers'),
+  notBefore: z.number(),
+  notAfter: z.number(),
+  daysLeft: z.number(),
+  state: z.enum(['valid', 'expiring', 'expired', 'not_yet_valid']).describe('expiring: 30 days or fewer left'),
+  fingerprint256: z.string(),
+  chainLength: z.number().describe('certificates after the server certificate'),
+  uploadedAt: z.number(),
+});
+
 /** A site as the engine answers it: its settings (the one site shape), identity, times and status. */
 export const siteView = siteSettingsView.extend({
   id: z.string(),
   createdAt: z.number(),
   updatedAt: z.number(),
   status: siteStatus,
+  certificate: siteCertificateView.nullable().describe('CNAME access over HTTPS: the uploaded certificate'),
 });
 export type SiteView = z.infer<typeof siteView>;
 
@@ -156,6 +171,71 @@ export const deleteSite = defineContract({
   access: MANAGERS,
   params: idParams,
   status: 204,
+});
+
+export const siteCertificateInput = z
+  .object({
+    certificate: z
+      .string({ error: 'is required: the PEM certificate, then its chain' })
+      .min(1, 'is required: the PEM certificate, then its chain')
+      .max(65_536, 'must be at most 64 KB of PEM text'),
+    key: z
+      .string({ error: 'is required: the PEM private key' })
+      .min(1, 'is required: the PEM private key')
+      .max(65_536, 'must be at most 64 KB of PEM text'),
+  })
+  .strict();
+
+export const setSiteCertificate = defineContract({
+  method: 'PUT',
+  path: '/sites/:id/certificate',
+  operationId: 'setSiteCertificate',
+  summary:
+    "Upload a CNAME site's HTTPS certificate (PEM chain) and key: checked (key matches, valid now, names the domain), then served by SNI",
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  body: siteCertificateInput,
+  response: siteView,
+});
+
+export const deleteSiteCertificate = defineContract({
+  method: 'DELETE',
+  path: '/sites/:id/certificate',
+  operationId: 'deleteSiteCertificate',
+  summary: "Remove a CNAME site's certificate (its HTTPS port then refuses the site's handshakes)",
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  response: siteView,
+});
+
+export const proxyStatusView = z.object({
+  listeners: z.array(
+    z.object({
+      port: z.number(),
+      tls: z.boolean(),
+      listening: z.boolean(),
+      error: z.string().nullable().describe('why the port could not be opened'),
+      siteIds: z.array(z.string()),
+    }),
+  ),
+  problems: z
+    .array(z.object({ siteId: z.string(), message: z.string() }))
+    .describe('CNAME sites that cannot be served as set (a port taken by another protocol, a domain twice)'),
+  clientConnections: z.number(),
+  originConnections: z.number(),
+});
+export type ProxyStatusView = z.infer<typeof proxyStatusView>;
+
+export const getProxyStatus = defineContract({
+  method: 'GET',
+  path: '/proxy/status',
+  operationId: 'getProxyStatus',
+  summary: "The reverse proxy of CNAME sites: its ports, whether each listens, and the sites' problems",
+  tag: 'sites',
+  access: MANAGERS,
+  response: proxyStatusView,
 });
 
 export const downloadSitePlugin = defineContract({

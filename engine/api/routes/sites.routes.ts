@@ -1,7 +1,7 @@
-import { checkGatewayAddress, type SitesService } from '#engine/sites';
+import { checkGatewayAddress, describeCertificate, type SitesService } from '#engine/sites';
 import type { FastifyReply } from 'fastify';
 import type { SiteRecord, SiteGlobalRecord } from '#engine/config-store';
-import { RampartError } from '#engine/shared';
+import { DEFAULT_CNAME, RampartError } from '#engine/shared';
 import { caddyBundle, haproxyBundle, nodeGatewayBundle, nodeGatewayCode, pluginBundle } from '#engine/gateways';
 import { bindRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -9,14 +9,17 @@ import {
   copySite,
   createSite,
   deleteSite,
+  deleteSiteCertificate,
   downloadSitePlugin,
   getGatewayAddress,
+  getProxyStatus,
   getSite,
   getSiteGlobal,
   listSites,
   revealAccessKey,
   rotateAccessKey,
   setGatewayAddress,
+  setSiteCertificate,
   testSiteConnection,
   updateSite,
   updateSiteAntiBot,
@@ -33,7 +36,16 @@ function globalViewFor(caller: Caller | undefined, global: SiteGlobalRecord, rep
   return caller?.account.role === 'administrator' ? { ...view, accessKey } : view;
 }
 
-const withStatus = (sites: SitesService, site: SiteRecord) => ({ ...site, status: sites.status(site.id) });
+/** A site for the API: its settings and status, and of its certificate what it says, never the key. */
+function withStatus(sites: SitesService, site: SiteRecord) {
+  const { certificate, ...settings } = site;
+  return {
+    ...settings,
+    cname: settings.cname ?? DEFAULT_CNAME,
+    status: sites.status(site.id),
+    certificate: certificate ? describeCertificate(certificate, Date.now()) : null,
+  };
+}
 
 export function siteRoutes(deps: ApiDeps): AnyRoute[] {
   const sites = deps.sites;
@@ -42,6 +54,14 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
     bindRoute(createSite, async ({ body }) => withStatus(sites, await sites.create(body))),
     bindRoute(getSite, ({ params }) => withStatus(sites, sites.get(params.id))),
     bindRoute(updateSite, async ({ params, body }) => withStatus(sites, await sites.update(params.id, body))),
+    bindRoute(
+      getProxyStatus,
+      () => deps.proxy?.() ?? { listeners: [], problems: [], clientConnections: 0, originConnections: 0 },
+    ),
+    bindRoute(setSiteCertificate, async ({ params, body }) =>
+      withStatus(sites, await sites.setCertificate(params.id, body)),
+    ),
+    bindRoute(deleteSiteCertificate, async ({ params }) => withStatus(sites, await sites.removeCertificate(params.id))),
     bindRoute(copySite, async ({ params }) => {
       const copy = await sites.copy(params.id);
       await deps.basicRules.copySite(params.id, copy.id);
@@ -112,8 +132,11 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       logPort: deps.gatewayLogPort,
     })),
     bindRoute(updateSiteAntiBot, async ({ params, body }) => {
-      const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = sites.get(params.id);
-      return withStatus(sites, await sites.update(params.id, { ...settings, antiBot: body }));
+      const { id: _id, createdAt: _c, updatedAt: _u, certificate: _t, ...settings } = sites.get(params.id);
+      return withStatus(
+        sites,
+        await sites.update(params.id, { ...settings, cname: settings.cname ?? DEFAULT_CNAME, antiBot: body }),
+      );
     }),
     bindRoute(getSiteGlobal, ({ caller, reply }) => globalViewFor(caller, sites.global(), reply)),
     bindRoute(updateSiteGlobal, async ({ body, caller, reply }) =>

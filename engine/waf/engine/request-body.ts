@@ -4,7 +4,7 @@
  * (ARGS_POST, FILES, REQBODY_ERROR, ...). Runs once, between phases 1 and 2.
  */
 import { parseUrlencoded } from './body/urlencoded.ts';
-import { parseMultipart } from './body/multipart.ts';
+import { parseMultipart, FINAL_BOUNDARY_MISSING } from './body/multipart.ts';
 import { parseJson } from './body/json.ts';
 import { parseXml } from './body/xml.ts';
 import { TransactionActions } from './actions.ts';
@@ -36,6 +36,7 @@ export abstract class TransactionBody extends TransactionActions {
       }
       buf = buf.subarray(0, this.bodyLimit);
     }
+    const partial = this.req.bodyPartial === true;
     const body = buf.toString('latin1');
     // As in ModSecurity, REQUEST_BODY is only filled for the URLENCODED processor or when forced.
     if (this.bodyProcessor === 'URLENCODED' || this.forceBodyVariable) this.reqBody = body;
@@ -58,21 +59,22 @@ export abstract class TransactionBody extends TransactionActions {
         this.files = r.files;
         this.partHeaders = r.partHeaders;
         this.multipartFlags = r.flags;
-        if (r.error !== undefined) this.bodyError(r.error);
+        if (r.error !== undefined && !(partial && r.error === FINAL_BOUNDARY_MISSING)) this.bodyError(r.error);
         break;
       }
       case 'JSON': {
         this.processorName = 'JSON';
         const r = parseJson(body, limit + 1);
         this.argsPost = r.args.slice(0, limit);
-        if (r.error !== undefined) this.bodyError(`JSON parsing error: ${r.error}`);
+        // A body cut short ends in the middle of a value: that is the cut, not the client's error.
+        if (r.error !== undefined && !partial) this.bodyError(`JSON parsing error: ${r.error}`);
         else if (r.args.length > limit) this.bodyError('JSON parsing error: arguments limit exceeded');
         break;
       }
       case 'XML': {
         this.processorName = 'XML';
         this.xml = parseXml(body);
-        if (this.xml.error !== undefined) this.bodyError(`XML parsing error: ${this.xml.error}`);
+        if (this.xml.error !== undefined && !partial) this.bodyError(`XML parsing error: ${this.xml.error}`);
         break;
       }
       default:

@@ -93,6 +93,9 @@ interface Disposition {
   error?: string;
 }
 
+/** The body error of a multipart body without its closing boundary (also: a body cut short). */
+export const FINAL_BOUNDARY_MISSING = 'Multipart: Final boundary missing.';
+
 /** Parses `form-data; name="a"; filename="b"`; quoting problems are flags, not errors. */
 function parseDisposition(value: string, flags: MultipartFlags): Disposition {
   const result: Disposition = {};
@@ -287,7 +290,7 @@ export function parseMultipart(body: string, contentType: string, maxParts = 100
 
   if (crlf > 0 && lf > 0) flags.crlfLfLines = true;
   if (lf > 0 && crlf === 0) flags.lfLine = true;
-  if (!finalSeen) return result('Multipart: Final boundary missing.');
+  if (!finalSeen) return result(FINAL_BOUNDARY_MISSING);
   if (body.slice(pos).trim() !== '') flags.dataAfter = true;
   return result();
 }

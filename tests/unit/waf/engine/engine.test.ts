@@ -285,6 +285,28 @@ const cases: Case[] = [
     ids: ['1', '2'],
   },
   {
+    name: 'the start of a longer multipart body (a proxy streams the rest) is no body error, and its fields are inspected',
+    rules: `SecRule REQBODY_ERROR "@eq 1" "id:1,phase:2,pass,log"\nSecRule MULTIPART_STRICT_ERROR "@eq 1" "id:2,phase:2,pass,log"\nSecRule ARGS:f "@streq v" "id:3,phase:2,pass,log"`,
+    request: {
+      method: 'POST',
+      headers: [['Content-Type', 'multipart/form-data; boundary=XX']],
+      body: '--XX\r\nContent-Disposition: form-data; name="f"\r\n\r\nv\r\n--XX\r\nContent-Disposition: form-data; name="u"; filename="big.bin"\r\n\r\nAAAA',
+      bodyPartial: true,
+    },
+    ids: ['3'],
+  },
+  {
+    name: 'the start of a longer JSON body is no body error, and the values before the cut are inspected',
+    rules: `SecRule REQBODY_ERROR "@eq 1" "id:1,phase:2,pass,log"\nSecRule ARGS:json.a "@streq 1" "id:2,phase:2,pass,log"`,
+    request: {
+      method: 'POST',
+      headers: [['Content-Type', 'application/json']],
+      body: '{"a":"1","b":"lo',
+      bodyPartial: true,
+    },
+    ids: ['2'],
+  },
+  {
     name: 'cookies are parsed into REQUEST_COOKIES',
     rules: `SecRule REQUEST_COOKIES:sid "@streq abc" "id:1,phase:1,pass,log"`,
     request: { headers: [['Cookie', 'a=1; sid=abc']] },

@@ -9,6 +9,8 @@ export interface RequestSpec {
   uri?: string;
   headers?: [string, string][];
   body?: string;
+  /** The body is only the start of a longer one (the reverse proxy). */
+  bodyPartial?: boolean;
 }
 
 export function request(spec: RequestSpec = {}): WafRequest {
@@ -18,6 +20,7 @@ export function request(spec: RequestSpec = {}): WafRequest {
     protocol: 'HTTP/1.1',
     headers: spec.headers ?? [['Host', 'localhost']],
     body: spec.body === undefined ? null : Buffer.from(spec.body, 'latin1'),
+    ...(spec.bodyPartial === true ? { bodyPartial: true } : {}),
     remoteAddr: '192.0.2.1',
     remotePort: 40000,
     serverAddr: '192.0.2.2',
