@@ -1,7 +1,7 @@
 import { hash53, userRegexIssue, windowSeconds } from '#engine/shared';
 import type { CepShape } from './cep.ts';
 import { cmpOf } from './compare.ts';
-import { conditionCost, LogPlan } from './plan.ts';
+import { conditionCost, gateOf, LogPlan } from './plan.ts';
 import { compileRelation, parseRelation, type RelationNode } from './relation.ts';
 import {
   isStateful,
@@ -359,7 +359,8 @@ function buildPrograms(
         },
         (label) => conditionCost(byLabel.get(label)!),
       );
-      const index = plan.addSimple(rt, relation);
+      const gate = gateOf(parsed.value, (label) => plan.exactOf(byLabel.get(label)!));
+      const index = plan.addSimple(rt, relation, gate);
       simpleIndex.set(id, index);
       return index;
     };
@@ -431,7 +432,17 @@ function buildPrograms(
     }
     if (outputs.length + windows.length + ceps.length + combined.length === 0) continue;
     plan.seal();
-    programs.set(log, { log, plan, outputs: Int32Array.from(outputs), windows, ceps, combined });
+    const outputList = Int32Array.from(outputs);
+    plan.indexOutputs(outputList);
+    programs.set(log, {
+      log,
+      plan,
+      outputs: outputList,
+      matched: new Int32Array(outputList.length),
+      windows,
+      ceps,
+      combined,
+    });
   }
   return programs;
 }

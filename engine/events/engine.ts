@@ -149,10 +149,10 @@ export class EventEngine {
   private simples(program: LogProgram, record: LogRecord, at: number, out: Firing[] | null): Firing[] | null {
     const plan = program.plan;
     const outputs = program.outputs;
-    for (let i = 0; i < outputs.length; i++) {
-      const index = outputs[i]!;
-      if (!plan.simple(index)) continue;
-      const rt = plan.simples[index]!.event;
+    const matched = program.matched;
+    const n = plan.matchOutputs(matched);
+    for (let i = 0; i < n; i++) {
+      const rt = plan.simples[outputs[matched[i]!]!]!.event;
       rt.firings++;
       const meta: Record<string, string | number> = {};
       for (const field of rt.fields) meta[field] = metaValue(fieldValue(record, field));

@@ -1,6 +1,6 @@
 import type { EventConditionInput } from '#engine/shared';
 import { cmpOf, compare, type Cmp } from './compare.ts';
-import type { RelationFn } from './relation.ts';
+import type { RelationFn, RelationNode } from './relation.ts';
 import { asNumber, asText, intelOf } from './values.ts';
 
 type LogRecord = Readonly<Record<string, unknown>>;
@@ -22,6 +22,53 @@ export function conditionCost(c: EventConditionInput): number {
   if (c.filter === 'number') return 2;
   if (c.mode === 'exact') return 1;
   return 8 + Math.min(c.value.length, 64) / 8;
+}
+
+/**
+ * A gate of a simple event: exact values of one field of which the record must have one for the
+ * event to match (a necessary condition read from its relation, never a sufficient one).
+ */
+export interface Gate {
+  field: number;
+  values: string[];
+}
+
+/**
+ * The gate of a relation, or null when it has none: a label on an exact condition gates on its
+ * value; `&` takes its operands' narrowest gate (every operand must hold); `|` the union of its
+ * operands' gates when all of them gate on the same field (one of them must hold); `!` none.
+ */
+export function gateOf(
+  node: RelationNode,
+  exact: (label: string) => { field: number; value: string } | null,
+): Gate | null {
+  switch (node.kind) {
+    case 'label': {
+      const c = exact(node.label);
+      return c === null ? null : { field: c.field, values: [c.value] };
+    }
+    case 'not':
+      return null;
+    case 'and': {
+      let best: Gate | null = null;
+      for (const operand of node.operands) {
+        const gate = gateOf(operand, exact);
+        if (gate !== null && (best === null || gate.values.length < best.values.length)) best = gate;
+      }
+      return best;
+    }
+    case 'or': {
+      let field = -1;
+      const values = new Set<string>();
+      for (const operand of node.operands) {
+        const gate = gateOf(operand, exact);
+        if (gate === null || (field !== -1 && gate.field !== field)) return null;
+        field = gate.field;
+        gate.values.forEach((v) => values.add(v));
+      }
+      return { field, values: [...values] };
+    }
+  }
 }
 
 /** The identity of a condition: conditions equal in it are tested once per record. */
@@ -46,7 +93,15 @@ export class LogPlan<S = unknown> {
   private readonly conds: Condition[] = [];
   private readonly condIndex = new Map<string, number>();
   private readonly exactGroups: (Map<string, number> | undefined)[] = [];
-  readonly simples: { event: S; relation: RelationFn<LogPlan<S>> }[] = [];
+  readonly simples: { event: S; relation: RelationFn<LogPlan<S>>; gate: Gate | null }[] = [];
+
+  /** The enabled simple events (plan indices, in definition order) that `matchOutputs` evaluates. */
+  private outputs: Int32Array = new Int32Array(0);
+  /** Positions in `outputs` of the events without a gate, ascending: evaluated on every record. */
+  private free = new Int32Array(0);
+  /** Fields that gate outputs, and per such field: value -> positions in `outputs` of the events it lets through. */
+  private gateFields = new Int32Array(0);
+  private gateMaps: Map<string, Int32Array>[] = [];
 
   private textSeq = new Float64Array(0);
   private texts: (string | null)[] = [];
@@ -96,10 +151,86 @@ export class LogPlan<S = unknown> {
     return slot;
   }
 
-  /** Adds a simple event's compiled relation; returns its index. */
-  addSimple(event: S, relation: RelationFn<LogPlan<S>>): number {
-    this.simples.push({ event, relation });
+  /** An exact condition's field and value (for gates), or null for other conditions. */
+  exactOf(c: EventConditionInput): { field: number; value: string } | null {
+    return c.filter !== 'number' && c.mode === 'exact' ? { field: this.field(c.field), value: c.value } : null;
+  }
+
+  /** Adds a simple event's compiled relation and its gate (`gateOf`); returns its index. */
+  addSimple(event: S, relation: RelationFn<LogPlan<S>>, gate: Gate | null = null): number {
+    this.simples.push({ event, relation, gate });
     return this.simples.length - 1;
+  }
+
+  /**
+   * Indexes the enabled simple events (plan indices, in the order their firings come) by their
+   * gates, so a record evaluates the events without a gate and, per gating field, only the events
+   * its value lets through: one Map lookup per field instead of one test per event.
+   */
+  indexOutputs(outputs: Int32Array): void {
+    this.outputs = outputs;
+    const free: number[] = [];
+    const byField = new Map<number, Map<string, number[]>>();
+    outputs.forEach((index, pos) => {
+      const gate = this.simples[index]!.gate;
+      if (gate === null) {
+        free.push(pos);
+        return;
+      }
+      let map = byField.get(gate.field);
+      if (map === undefined) byField.set(gate.field, (map = new Map<string, number[]>()));
+      for (const value of gate.values) {
+        const list = map.get(value);
+        if (list === undefined) map.set(value, [pos]);
+        else list.push(pos);
+      }
+    });
+    this.free = Int32Array.from(free);
+    this.gateFields = Int32Array.from(byField.keys());
+    this.gateMaps = [...byField.values()].map(
+      (map) => new Map([...map].map(([v, list]) => [v, Int32Array.from(list)])),
+    );
+  }
+
+  /**
+   * The positions in the indexed outputs of the events that match the current record, ascending
+   * (so firings keep definition order), written to `out`; returns how many. Gives what testing
+   * every output with `simple` gives: a gated event that its gate keeps out cannot match.
+   */
+  matchOutputs(out: Int32Array): number {
+    const outputs = this.outputs;
+    const free = this.free;
+    let n = 0;
+    for (let i = 0; i < free.length; i++) {
+      const pos = free[i]!;
+      if (this.simple(outputs[pos]!)) out[n++] = pos;
+    }
+    const fields = this.gateFields;
+    let sorted = true;
+    for (let g = 0; g < fields.length; g++) {
+      const text = this.text(fields[g]!);
+      if (text === null) continue;
+      const list = this.gateMaps[g]!.get(text);
+      if (list === undefined) continue;
+      for (let i = 0; i < list.length; i++) {
+        const pos = list[i]!;
+        if (!this.simple(outputs[pos]!)) continue;
+        if (n > 0 && out[n - 1]! > pos) sorted = false;
+        out[n++] = pos;
+      }
+    }
+    if (!sorted) {
+      for (let i = 1; i < n; i++) {
+        const pos = out[i]!;
+        let j = i - 1;
+        while (j >= 0 && out[j]! > pos) {
+          out[j + 1] = out[j]!;
+          j--;
+        }
+        out[j + 1] = pos;
+      }
+    }
+    return n;
   }
 
   /** Sizes the per-record arrays once everything is registered. */

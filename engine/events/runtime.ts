@@ -125,6 +125,8 @@ export interface LogProgram {
   plan: LogPlan<SimpleRuntime>;
   /** Plan indices of the enabled simple events (they fire on every matching record). */
   outputs: Int32Array;
+  /** Scratch for the positions in `outputs` that match a record (`LogPlan.matchOutputs`). */
+  matched: Int32Array;
   windows: PlanWindow[];
   ceps: PlanCep[];
   combined: PlanCombined[];
