@@ -51,6 +51,10 @@ const QUOTED_SHAPES = [
   's(?:o[1nsv])+os$',
   // Empty comparison: `'='`, `a'='a`.
   's=s$',
+  // Operators around a call of any name, right after the string: `'-alert(1)-'`, `'||f(x)||'`. A
+  // sentence does not close a quote, then an operator, then a call with plain arguments that is
+  // followed only by another operator, a comment or the end.
+  's[o&]\\(*n\\([1snv,]*\\)+(?:[o&]|c|$)',
 ];
 
 /**

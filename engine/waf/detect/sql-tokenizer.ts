@@ -323,11 +323,18 @@ export class SqlLexer {
     return s.slice(at, p).toLowerCase();
   }
 
+  /** Past whitespace and closed, plain block comments: attackers write comments for spaces (`union/**\/all`). */
   private skipSpace(at: number): number {
     const s = this.input;
     let p = at;
-    while (p < s.length && cls(s.charCodeAt(p)) & SPACE) p++;
-    return p;
+    for (;;) {
+      while (p < s.length && cls(s.charCodeAt(p)) & SPACE) p++;
+      if (s.charCodeAt(p) !== 0x2f || s.charCodeAt(p + 1) !== 0x2a || s.charCodeAt(p + 2) === 0x21) return p;
+      const close = s.indexOf('*/', p + 2);
+      if (close < 0) return p;
+      // Moving forward only: each comment is passed once, so the look-ahead stays linear.
+      p = close + 2;
+    }
   }
 
   private lineComment(at: number): 'c' {

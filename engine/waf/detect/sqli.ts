@@ -3,6 +3,7 @@
  * into, and test each fingerprint against the injection shapes.
  */
 import { matchesShape } from './sql-shapes.ts';
+import { isSqlStatement } from './sql-statements.ts';
 import { SqlLexer, type QuoteContext } from './sql-tokenizer.ts';
 
 /** Fingerprint length kept; shapes are anchored and none needs more. */
@@ -53,6 +54,8 @@ export function detectSqliIn(input: string): SqliResult {
   if (input.length === 0) return { matched: false, fingerprint: '' };
   let fp = sqlFingerprint(input, 'none');
   if (matchesShape(fp, 'bare')) return { matched: true, fingerprint: fp };
+  // A value that opens with a statement keyword may be a whole statement (read by its grammar).
+  if (STATEMENT_START.test(fp) && isSqlStatement(input)) return { matched: true, fingerprint: fp };
   for (const [quote, context] of QUOTES) {
     if (!input.includes(quote)) continue;
     fp = sqlFingerprint(input, context);
@@ -62,6 +65,8 @@ export function detectSqliIn(input: string): SqliResult {
   }
   return { matched: false, fingerprint: '' };
 }
+
+const STATEMENT_START = /^\(*U?\(*E/;
 
 const QUOTES: readonly (readonly [string, QuoteContext])[] = [
   ["'", 'single'],

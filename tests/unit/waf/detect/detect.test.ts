@@ -21,6 +21,16 @@ const SQLI_ATTACKS = [
   "'=0--+",
   '" or ""="',
   '(select(sleep(5)))',
+  "'-alert(1)-'",
+  "'+alert(1)+'",
+  "x'||foo(1)||'",
+  'SELECT a FROM b WHERE c=1',
+  'union all select null,null',
+  "INSERT INTO users (name) VALUES ('x')",
+  'DROP TABLE users',
+  'drop table users;',
+  'SELECT/**/password/**/FROM/**/users',
+  '1/**/union/**/all/**/select/**/1,2',
 ];
 
 const SQLI_BENIGN = [
@@ -35,6 +45,13 @@ const SQLI_BENIGN = [
   '<a href="#top">top</a>',
   '{"select":true,"drop":false}',
   'count(*) vs count(1)',
+  'select the best option from the list',
+  "O'Reilly",
+  "don't drop the table cloth",
+  'drop table cloth',
+  '1-2 (approx)',
+  'select count(*) from users',
+  "it's -sure- of it",
 ];
 
 const XSS_ATTACKS = [
@@ -114,6 +131,15 @@ describe('robustness', () => {
       expect(() => detectSqli(input)).not.toThrow();
       expect(() => detectXss(input)).not.toThrow();
     }
+  });
+
+  it('reads a 1 MB adversarial value in linear time', () => {
+    const unit = "select/**/a,'-f(/*x*/,<a href=&#x6A;ava&Tab;script&colon; on";
+    const input = unit.repeat(Math.ceil(1_000_000 / unit.length));
+    const start = performance.now();
+    detectSqli(input);
+    detectXss(input);
+    expect(performance.now() - start).toBeLessThan(500);
   });
 
   it('stays fast on large adversarial inputs (bounded tokens, linear scans)', () => {
