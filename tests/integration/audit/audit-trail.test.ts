@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_LOG, QUERY_OPERATIONS } from '#engine/audit';
+import { AUDIT_LOG, QUERY_OPERATIONS, SUBJECTS } from '#engine/audit';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { TestSmtpServer } from '../../support/smtp.ts';
 import { ApiClient, type ApiResponse } from '../../support/api-client.ts';
@@ -521,6 +521,14 @@ describe('the audit trail', () => {
     const recorded = new Set(records.map((r) => r.action));
     expect(changing.map((o) => o.operationId).filter((id) => !recorded.has(id))).toEqual([]);
     expect(records.some((r) => QUERY_OPERATIONS.has(r.action))).toBe(false);
+  });
+
+  it('names only real operations in its tables: queries are POST, subjects are changing operations', async () => {
+    const methods = new Map((await operations()).map((o) => [o.operationId, o.method]));
+    expect([...QUERY_OPERATIONS].filter((id) => methods.get(id) !== 'POST')).toEqual([]);
+    expect(
+      Object.keys(SUBJECTS).filter((id) => !['POST', 'PUT', 'PATCH', 'DELETE'].includes(methods.get(id) ?? '')),
+    ).toEqual([]);
   });
 
   it('keeps the before and after of a changed object, and what changed', async () => {
