@@ -75,6 +75,8 @@ export const SUBJECTS: Readonly<Record<string, SubjectSpec>> = {
   updateSite: { kind: 'site', id: param() },
   updateSiteAntiBot: { kind: 'site', id: param() },
   deleteSite: { kind: 'site', id: param() },
+  setSiteCertificate: { kind: 'site', id: param() },
+  deleteSiteCertificate: { kind: 'site', id: param() },
   updateSiteGlobal: { kind: 'siteGlobal', id: single },
   rotateAccessKey: { kind: 'siteGlobal', id: single },
   setGatewayAddress: { kind: 'gateway', id: single },
