@@ -55,7 +55,7 @@ export function detectSqliIn(input: string): SqliResult {
   let fp = sqlFingerprint(input, 'none');
   if (matchesShape(fp, 'bare')) return { matched: true, fingerprint: fp };
   // A value that opens with a statement keyword may be a whole statement (read by its grammar).
-  if (STATEMENT_START.test(fp) && isSqlStatement(input)) return { matched: true, fingerprint: fp };
+  if (opensWithStatement(fp) && isSqlStatement(input)) return { matched: true, fingerprint: fp };
   for (const [quote, context] of QUOTES) {
     if (!input.includes(quote)) continue;
     fp = sqlFingerprint(input, context);
@@ -66,7 +66,13 @@ export function detectSqliIn(input: string): SqliResult {
   return { matched: false, fingerprint: '' };
 }
 
-const STATEMENT_START = /^\(*U?\(*E/;
+/** The fingerprint opens with a statement keyword, or UNION, after any `(`. */
+function opensWithStatement(fp: string): boolean {
+  let i = 0;
+  while (fp.charCodeAt(i) === 0x28) i++;
+  const c = fp.charCodeAt(i);
+  return c === 0x45 || c === 0x55; // E, U
+}
 
 const QUOTES: readonly (readonly [string, QuoteContext])[] = [
   ["'", 'single'],

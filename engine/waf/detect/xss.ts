@@ -4,6 +4,7 @@
  * script, IE conditional comments. Ordinary markup (what rich-text editors send: `<p>`, `<a href=
  * "https://...">`, `<img src=...>`, `<span style="color:red">`) is not flagged.
  */
+import { decodedUrl } from './html-entities.ts';
 import { scanHtml, type HtmlContext, type HtmlSink } from './html-tokenizer.ts';
 
 /** Elements that run script, load active content, or re-base / redirect the page. */
@@ -76,20 +77,36 @@ const URL_ATTRIBUTES = new Set([
   'by',
 ]);
 
-/** Lower-cased `s[start, end)` with control characters, spaces and NULs removed (browsers ignore them in URLs). */
-function squeezed(s: string, start: number, end: number, max: number): string {
-  let out = '';
-  for (let i = start; i < end && out.length < max; i++) {
-    const c = s.charCodeAt(i);
-    if (c <= 0x20 || c === 0x7f) continue;
-    out += c >= 0x41 && c <= 0x5a ? String.fromCharCode(c | 0x20) : s[i];
-  }
-  return out;
-}
-
 const SCRIPT_SCHEME = /^(?:java|vb|live)script:|^mocha:/;
 const ACTIVE_DATA = /^data:(?!image\/(?:png|gif|jpe?g|webp|bmp|avif|x-icon)[;,])/;
 const STYLE_SCRIPT = /expression\(|(?:java|vb)script:|behavior:|-moz-binding|@import/;
+/** SVG animation lists (`values="a;javascript:..."`): any item can be the URL set. */
+const SCRIPT_IN_LIST = /;(?:java|vb|live)script:/;
+
+/** CSS without its comments: `ex/**\/pression(` is `expression(` to a browser. */
+function withoutCssComments(css: string): string {
+  let open = css.indexOf('/*');
+  if (open < 0) return css;
+  let out = '';
+  let from = 0;
+  while (open >= 0) {
+    out += css.slice(from, open);
+    const close = css.indexOf('*/', open + 2);
+    if (close < 0) return out;
+    from = close + 2;
+    open = css.indexOf('/*', from);
+  }
+  return out + css.slice(from);
+}
+
+/** A DOCTYPE with an internal subset or an external DTD, or an entity declaration: XXE. */
+function isEntityDeclaration(s: string, start: number, end: number): boolean {
+  const head = s.slice(start, Math.min(end, start + 7)).toLowerCase();
+  if (head.startsWith('entity')) return true;
+  if (head !== 'doctype') return false;
+  const body = s.slice(start + 7, Math.min(end, start + 4096)).toLowerCase();
+  return body.includes('[') || body.includes('system') || body.includes('entity');
+}
 
 function localName(s: string, start: number, end: number): string {
   // `x:script` is a script element in XHTML whatever the prefix.
@@ -119,18 +136,21 @@ class Finder implements HtmlSink {
     }
     // The value the input started inside (no name of its own) is judged whole by isScriptUrl.
     if (nameEnd === nameStart) return false;
-    const value = squeezed(s, valueStart, valueEnd, 64);
+    // What the browser reads: references decoded (`javascript&colon;`), tabs and newlines dropped.
+    const value = decodedUrl(s, valueStart, valueEnd, 64);
     if (SCRIPT_SCHEME.test(value)) return true;
     const local = name.includes(':') ? name.slice(name.lastIndexOf(':') + 1) : name;
     if (local === 'srcdoc') return true;
     if (URL_ATTRIBUTES.has(local) && ACTIVE_DATA.test(value)) return true;
-    if (local === 'style') return STYLE_SCRIPT.test(squeezed(s, valueStart, valueEnd, 4096));
+    if (local === 'values' && SCRIPT_IN_LIST.test(decodedUrl(s, valueStart, valueEnd, 1024))) return true;
+    if (local === 'style') return STYLE_SCRIPT.test(withoutCssComments(decodedUrl(s, valueStart, valueEnd, 4096)));
     return false;
   }
 
   comment(start: number, end: number): boolean {
     // IE conditional comments run their content: <!--[if IE]> ... <![endif]-->
-    return end - start >= 3 && /^\s*\[if\b/i.test(this.s.slice(start, Math.min(end, start + 16)));
+    if (end - start >= 3 && /^\s*\[if\b/i.test(this.s.slice(start, Math.min(end, start + 16)))) return true;
+    return isEntityDeclaration(this.s, start, end);
   }
 }
 
@@ -142,9 +162,21 @@ function scan(s: string, context: HtmlContext): boolean {
   return scanHtml(s, context, finder);
 }
 
+/**
+ * Whether the value's first visible character could begin `javascript:`, `vbscript:`,
+ * `livescript:`, `mocha:` or `data:`, or is a character reference: a check of a few bytes that spares
+ * most values the decoding in isScriptUrl.
+ */
+function mayOpenWithScheme(s: string): boolean {
+  let i = 0;
+  while (i < s.length && s.charCodeAt(i) <= 0x20) i++;
+  const c = s.charCodeAt(i) | 0x20;
+  return c === 0x6a || c === 0x76 || c === 0x6c || c === 0x6d || c === 0x64 || c === 0x26; // j v l m d &
+}
+
 /** A whole value that is a script URL (`javascript:alert(1)` as a link target). */
 function isScriptUrl(s: string): boolean {
-  const head = squeezed(s, 0, s.length, 24);
+  const head = decodedUrl(s, 0, s.length, 24);
   if (!SCRIPT_SCHEME.test(head) && !/^data:(?:text\/html|application\/xhtml|image\/svg)/.test(head)) return false;
   // `javascript: the good parts` is a book title, not code.
   return /[(=`;[]|%[0-9a-f]{2}|&#/i.test(s.slice(0, 512)) || head.startsWith('data:');
@@ -155,7 +187,7 @@ export function detectXssIn(s: string): boolean {
   const lt = s.includes('<');
   const eq = s.includes('=');
   if (lt && scan(s, 'data')) return true;
-  if (s.includes(':') && isScriptUrl(s)) return true;
+  if (mayOpenWithScheme(s) && isScriptUrl(s)) return true;
   if (!eq && !lt) return false;
   if (s.includes('"') && scan(s, 'double')) return true;
   if (s.includes("'") && scan(s, 'single')) return true;

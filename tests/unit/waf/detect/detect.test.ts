@@ -73,6 +73,13 @@ const XSS_ATTACKS = [
   '<x:script xmlns:x="http://www.w3.org/1999/xhtml">',
   '<!--[if gte IE 4]><script>alert(1)</script><![endif]-->',
   '<iframe srcdoc="&lt;b&gt;">',
+  '<a href="javascript&colon;alert(1)">x</a>',
+  '<a href="&#x6A;ava&Tab;script&#58alert(1)">x</a>',
+  'javascript&colon;alert(1)',
+  '<svg><animate attributeName=href values="x;javascript:alert(1)" /></svg>',
+  '<div style="x:ex/**/pression(alert(1))">',
+  '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>',
+  '<!ENTITY xxe SYSTEM "file:///etc/hostname">',
 ];
 
 const XSS_BENIGN = [
@@ -87,6 +94,9 @@ const XSS_BENIGN = [
   'javascript: the good parts',
   'x = 1; y = 2',
   '<!-- just a comment -->',
+  '<!DOCTYPE html>',
+  '<p title="ratio 1&colon;2">x</p>',
+  '<a href="https://example.com/?a=1&amp;b=2">x</a>',
 ];
 
 describe('detectSqli', () => {

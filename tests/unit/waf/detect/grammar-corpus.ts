@@ -152,7 +152,7 @@ const HANDLERS = [
   'onfoobar',
 ];
 const HANDLER_TAGS = [
-  'img src=x',
+  'img src="x"',
   'svg',
   'body',
   'input autofocus',
@@ -174,7 +174,7 @@ const SCHEMES = [
   'javascript&#58;',
   'javascript&#58',
   'javascript&#x3a;',
-  'javascript&#X3A',
+  'javascript&#X3A;',
   'javascript&#0000058;',
   '&#106;avascript:',
   '&#x6A;avascript&#x3A;',
@@ -254,7 +254,14 @@ export function xssAttacks(): Sample[] {
     out.push({ family: 'xss-attribute', value: `' ${h}='alert(1)` });
     out.push({ family: 'xss-attribute', value: `x ${h}=alert(1)` });
   }
-  for (const v of URL_VECTORS) for (const s of SCHEMES) out.push({ family: 'xss-scheme', value: v(s) });
+  for (const [i, v] of URL_VECTORS.entries()) {
+    for (const s of SCHEMES) {
+      // Whitespace ends an unquoted value (`<a href=java\tscript:>` is not a script URL), so the
+      // unquoted vector takes only the encodings without raw whitespace inside.
+      if (i === 1 && /[^ ]\s/.test(s)) continue;
+      out.push({ family: 'xss-scheme', value: v(s) });
+    }
+  }
   for (const s of SCHEMES) out.push({ family: 'xss-scheme-whole-value', value: `${s}alert(1)` });
   for (const value of OTHER_HTML) out.push({ family: 'xss-vector', value });
   return out;
@@ -391,6 +398,15 @@ const MARKUP = [
   '<a href="mailto:x@example.com">mail</a>',
   '<input type="text" name="q" value="select">',
   '<div class="online" data-one="1">x</div>',
+  '<a href="https://example.com/?a=1&amp;b=2&amp;lang=javascript">x</a>',
+  '<a href="/wiki/JavaScript:_The_Good_Parts">book</a>',
+  '<p title="ratio 1&colon;2">x</p>',
+  '<img src="/img/a.png" alt="Tom &amp; Jerry">',
+  '<span style="font-family: Arial; /* brand */ color: #333">x</span>',
+  '<?xml version="1.0" encoding="UTF-8"?><note><to>Tove</to></note>',
+  'AT&amp;T',
+  'Q&amp;A: javascript closures',
+  '&lt;b&gt;bold&lt;/b&gt;',
 ];
 
 export function benignSamples(): Sample[] {
