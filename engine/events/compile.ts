@@ -267,8 +267,11 @@ function makeSlabs(
     byObject.set(rt.object, list);
   }
   const slabs = new Map<KeyTarget, EventSlab>();
-  // Events that read every record first: their regions, touched by each record of a key, share cache lines.
-  const rank = (rt: StatefulRuntime): number => (rt.kind === 'cep' ? 2 : rt.trigger === null ? 0 : 1);
+  // Regions read by every record of a key first, right after the slot's header (which the key
+  // lookup has just read): strict CEP events (a record no step matches still breaks the key's runs,
+  // a 4-number region), then windows without a trigger; then those read only when something matches.
+  const rank = (rt: StatefulRuntime): number =>
+    rt.kind === 'cep' ? (rt.shape.strict ? 0 : 3) : rt.trigger === null ? 1 : 2;
   for (const [object, unordered] of byObject) {
     const members = [...unordered].sort((a, b) => rank(a) - rank(b));
     const old = previous.slabs.get(object);

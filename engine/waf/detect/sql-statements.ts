@@ -159,11 +159,32 @@ function selectList(i: number): number {
   return j;
 }
 
+/** Words that open a noun phrase in English and never name a table: `from the list`, `from each row`. */
+const DETERMINERS = new Set([
+  'the',
+  'an',
+  'my',
+  'your',
+  'our',
+  'their',
+  'his',
+  'her',
+  'its',
+  'each',
+  'every',
+  'this',
+  'that',
+  'these',
+  'those',
+  'some',
+  'any',
+]);
+
 /** A table reference: a name (possibly qualified) or a sub-query, with an optional alias. */
 function tableRef(i: number): number {
   let j = i;
   if (kindAt(j) === '(') j = skipGroup(j);
-  else if (isName(j)) j++;
+  else if (isName(j) && !DETERMINERS.has(wordAt(j))) j++;
   else return -1;
   if (j < 0) return -1;
   if (wordAt(j) === 'as') j++;
@@ -178,7 +199,19 @@ function tableRef(i: number): number {
 function tail(i: number, plainEnd: boolean): boolean {
   const k = kindAt(i);
   if (k === '') return plainEnd || shouted;
-  if (k === ';' || k === 'c' || k === 'U' || k === 'B') return true;
+  if (k === ';' || k === 'c') return true;
+  if (k === 'U') {
+    // UNION [ALL] SELECT, not `the union office`.
+    let j = i + 1;
+    while (kindAt(j) === '(') j++;
+    return wordAt(j) === 'select';
+  }
+  // ORDER BY 2, ORDER BY name DESC / , / LIMIT: not `order by phone`.
+  if (k === 'B') {
+    if (kindAt(i + 1) === '1') return true;
+    const after = kindAt(i + 2);
+    return isName(i + 1) && (ORDER_NEXT.has(wordAt(i + 2)) || after === ',' || after === ';' || after === 'c');
+  }
   if (k === 'k') {
     const w = wordAt(i);
     return w === 'where' || w === 'limit' || w === 'join' || w === 'having' || w === 'into' || w === 'offset';
@@ -199,6 +232,8 @@ function select(i: number, afterUnion: boolean): boolean {
   if (afterUnion) return (columnList || codeOperand) && tail(j, true);
   return codeOperand ? tail(j, true) : columnList && tail(j, false);
 }
+
+const ORDER_NEXT = new Set(['asc', 'desc', 'limit']);
 
 const OBJECTS = new Set([
   'table',

@@ -110,6 +110,10 @@ const STATEMENTS = [
   'DECLARE @x varchar(99)',
   'SELECT 1; DROP TABLE users',
   '1; SELECT pg_sleep(5)',
+  'select name from users order by 1',
+  'select id from accounts order by id desc',
+  'select a from b union select c from d',
+  'SELECT name FROM users GROUP BY name, role',
 ];
 
 export function sqlAttacks(): Sample[] {
@@ -409,6 +413,51 @@ const MARKUP = [
   '&lt;b&gt;bold&lt;/b&gt;',
 ];
 
+/** Sentences that use SQL's words as English: templates x fillers. */
+const TEMPLATES = [
+  (a: string, b: string): string => `Please select ${a} from ${b}.`,
+  (a: string, b: string): string => `Select ${a} from ${b}`,
+  (a: string, b: string): string => `We will update ${a} by ${b}, where possible.`,
+  (a: string, b: string): string => `Drop ${a} at the ${b} desk; order by noon`,
+  (a: string, b: string): string => `Insert ${a} into ${b} and wait`,
+  (a: string, b: string): string => `Delete ${a} from ${b}? (yes/no)`,
+  (a: string, b: string): string => `${a} and/or ${b}`,
+  (a: string, b: string): string => `${a} - ${b} (approx)`,
+  (a: string, b: string): string => `"${a}" or "${b}"`,
+  (a: string, b: string): string => `'${a}' vs '${b}'`,
+  (a: string, b: string): string => `${a}'s ${b}`,
+  (a: string, b: string): string => `Union of ${a} and ${b}`,
+  (a: string, b: string): string => `Create ${a} (with ${b})`,
+  (a: string, b: string): string => `select ${a} from ${b} order by phone`,
+  (a: string, b: string): string => `PLEASE SELECT ${a} FROM ${b}`.toUpperCase(),
+];
+const FILLERS_A = ['the best option', 'one', 'your size', 'all items', 'a colour', 'the table', "O'Brien", 'users'];
+const FILLERS_B = [
+  'the list',
+  'each row',
+  'the menu',
+  'Friday',
+  'the cart',
+  'the union office',
+  'the drop-down',
+  '5pm',
+];
+
+/** Ordinary markup a rich-text editor sends: tags x harmless attributes. */
+const RICH_TAGS = ['p', 'span', 'div', 'a', 'img', 'li', 'td', 'blockquote', 'h2', 'em'];
+const RICH_ATTRIBUTES = [
+  'class="note"',
+  'title="Tom &amp; Jerry"',
+  'href="https://example.com/a?b=1&amp;c=2"',
+  'src="/images/photo.jpg"',
+  'alt="A photo of the online store"',
+  'style="color: #333; font-weight: bold"',
+  'data-one="1"',
+  'id="section-2"',
+  'lang="en"',
+  'href="#top"',
+];
+
 export function benignSamples(): Sample[] {
   const out: Sample[] = [];
   const add = (family: string, values: readonly string[]): void => {
@@ -433,6 +482,11 @@ export function benignSamples(): Sample[] {
   add(
     'word-phrases',
     cross(WORDS, ['the list', 'my order', 'a table', 'station', 'down menu'], (a, b) => `${a} ${b}`),
+  );
+  for (const t of TEMPLATES) add('sentence-template', cross(FILLERS_A, FILLERS_B, t));
+  add(
+    'rich-text',
+    cross(RICH_TAGS, RICH_ATTRIBUTES, (tag, attr) => `<${tag} ${attr}>text</${tag}>`),
   );
   return out;
 }
