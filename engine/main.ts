@@ -393,6 +393,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
           return { freeBytes: s.bavail * s.bsize, totalBytes: s.blocks * s.bsize };
         },
         budget: settings.logs,
+        proxy: () => proxyRef?.status().listeners ?? [],
       }),
     headline: () => metrics.headline(),
     metrics: () => metrics.text(),

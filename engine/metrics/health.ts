@@ -13,6 +13,8 @@ export interface HealthParts {
   store: { state: 'open' | 'error'; bytes: number | null; message: string | null };
   /** `over` when the volume's free share is under the budget's, or the store over its cap. */
   disk: { state: 'ok' | 'over' | 'unknown'; freeRatio: number | null; minFreeRatio: number; maxBytes: number | null };
+  /** The reverse proxy's site ports (CNAME sites); `down` with why the port could not be had. */
+  proxy: { port: number; tls: boolean; state: 'listening' | 'down'; message: string | null }[];
 }
 
 export interface HealthSources {
@@ -24,6 +26,8 @@ export interface HealthSources {
   /** The free and total bytes of the log store's volume. */
   volume(): Promise<{ freeBytes: number; totalBytes: number }>;
   budget: { minFreeRatio: number; maxBytes: number | undefined };
+  /** The reverse proxy's listeners (absent: no proxy runs). */
+  proxy?(): readonly { port: number; tls: boolean; listening: boolean; error: string | null }[];
 }
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -64,5 +68,11 @@ export async function healthParts(sources: HealthSources): Promise<HealthParts> 
       minFreeRatio,
       maxBytes: maxBytes ?? null,
     },
+    proxy: (sources.proxy?.() ?? []).map((l) => ({
+      port: l.port,
+      tls: l.tls,
+      state: l.listening ? 'listening' : 'down',
+      message: l.listening ? null : l.error,
+    })),
   };
 }

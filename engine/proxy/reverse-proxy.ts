@@ -290,6 +290,7 @@ export class ReverseProxy {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
       this.#upgrade(listener, req, socket, head),
     );
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => this.#connect(listener, req, socket));
     if (plan.tls) {
       // A handshake that fails (no SNI match, a scanner) only ends that connection.
       server.on('tlsClientError', (_error: Error, socket: Socket) => {
@@ -370,13 +371,33 @@ export class ReverseProxy {
   // --- requests ------------------------------------------------------------------------------
 
   #route(listener: Listener, req: IncomingMessage): { routed: RoutedSite; site: CompiledSite } | null {
-    const routed = siteForHost(listener.plan, hostName(req.headers.host));
+    // A host name no site has goes to the port's first site, as nginx's default server would take it.
+    const routed = siteForHost(listener.plan, hostName(req.headers.host)) ?? listener.plan.sites[0];
     const site = routed ? this.#deps.sites.compiled(routed.id) : undefined;
     return routed && site ? { routed, site } : null;
   }
 
   #request(listener: Listener, req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
+    // Only HTTP/1.0 and 1.1 are spoken here: 0.9 is refused as nginx does (400), 2 and above 505.
+    if (req.httpVersionMajor !== 1) {
+      req.resume();
+      const status = req.httpVersionMajor === 0 ? 400 : 505;
+      res.shouldKeepAlive = false;
+      sendHtml(
+        res,
+        status,
+        errorPage(status, 'Unsupported HTTP version', `HTTP/${req.httpVersion} is not spoken here.`),
+      );
+      return;
+    }
+    // HTTP/1.1 requires a Host (RFC 9112 3.2); nginx, too, answers 400 to a missing or empty one.
+    if (req.httpVersionMinor === 1 && (req.headers.host ?? '').trim() === '') {
+      req.resume();
+      res.shouldKeepAlive = false;
+      sendHtml(res, 400, errorPage(400, 'Bad Request', 'An HTTP/1.1 request needs a Host header.'));
+      return;
+    }
     const target = this.#route(listener, req);
     if (target === null) {
       req.resume();
@@ -643,6 +664,32 @@ export class ReverseProxy {
       });
   }
 
+  // --- CONNECT -------------------------------------------------------------------------------
+
+  /**
+   * A reverse proxy tunnels nothing: CONNECT is judged like any request (so an attack in it is
+   * named and blocked) and otherwise refused with 405; a target that is not `host:port` is 400.
+   */
+  #connect(listener: Listener, req: IncomingMessage, socket: Duplex): void {
+    const started = performance.now();
+    socket.on('error', () => socket.destroy());
+    if (!/^[^\s/]+:\d{1,5}$/.test(req.url ?? '')) {
+      rawAnswer(socket, 400, 'Bad Request', 'CONNECT needs a host:port target.');
+      return;
+    }
+    const target = this.#route(listener, req);
+    if (target === null) {
+      rawAnswer(socket, 421, PAGE_TEXT.noSite[0], PAGE_TEXT.noSite[1]);
+      return;
+    }
+    const facts = this.#facts(listener, req, undefined);
+    const { verdict } = this.#decide(target.site, facts);
+    const status = verdict.action === 'pass' ? 405 : verdict.status;
+    this.#record(target.site, facts, verdict, status, 0, started);
+    if (verdict.action === 'pass') rawAnswer(socket, 405, 'Method Not Allowed', 'This site does not tunnel CONNECT.');
+    else rawAnswer(socket, status, verdict.action === 'reload' ? 'Reload' : 'Blocked', target.site.blockContent);
+  }
+
   // --- WebSocket -----------------------------------------------------------------------------
 
   /** An upgrade is judged on its head like any request, then the two sockets are joined. */
@@ -650,13 +697,7 @@ export class ReverseProxy {
     const started = performance.now();
     socket.on('error', () => socket.destroy());
     const target = this.#route(listener, req);
-    const refuse = (status: number, text: string): void => {
-      if (!socket.writable) return;
-      const body = errorPage(status, text, text);
-      socket.end(
-        `HTTP/1.1 ${status} ${text}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
-    };
+    const refuse = (status: number, text: string): void => rawAnswer(socket, status, text, text);
     if (target === null) {
       refuse(421, PAGE_TEXT.noSite[0]);
       return;
@@ -710,6 +751,15 @@ export class ReverseProxy {
         refuse(TIMEOUT_CODES.has(code) ? 504 : 502, TIMEOUT_CODES.has(code) ? 'Gateway Timeout' : 'Bad Gateway');
       });
   }
+}
+
+/** An answer written straight to a socket Node's server handed over (upgrade, CONNECT); then it closes. */
+function rawAnswer(socket: Duplex, status: number, reason: string, detail: string): void {
+  if (!socket.writable) return;
+  const body = detail.startsWith('<') ? detail : errorPage(status, reason, detail);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 const PAGE_PATHS = new Set(['/_rampart/probe.js', '/_rampart/report', '/_rampart/reload', '/_rampart/block']);

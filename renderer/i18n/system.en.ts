@@ -13,6 +13,8 @@ export const systemEn = {
   'system.part.kafka': 'Kafka consumer: {name}',
   'system.part.store': 'Log store',
   'system.part.disk': 'Disk budget',
+  'system.part.proxyHttp': 'Reverse proxy, HTTP port {port}',
+  'system.part.proxyHttps': 'Reverse proxy, HTTPS port {port}',
   'system.state.listening': 'Listening',
   'system.state.down': 'Down',
   'system.state.off': 'Off',

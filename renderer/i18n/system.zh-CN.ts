@@ -14,6 +14,8 @@ export const systemZhCN: Record<keyof typeof systemEn, string> = {
   'system.part.kafka': 'Kafka 消费者：{name}',
   'system.part.store': '日志存储',
   'system.part.disk': '磁盘配额',
+  'system.part.proxyHttp': '反向代理，HTTP 端口 {port}',
+  'system.part.proxyHttps': '反向代理，HTTPS 端口 {port}',
   'system.state.listening': '监听中',
   'system.state.down': '未运行',
   'system.state.off': '已关闭',

@@ -20,7 +20,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +100,11 @@ export interface CrsGatewayOptions {
    * out as a CRS release for PUT /rule-set; the engine's auto-detected one (Debian's CRS 3.3.4) when absent.
    */
   ruleSet?: { rules: string; setup: string };
+  /**
+   * What sits in front of the site: nginx with the plugin bundle (default), or Rampart's own
+   * reverse proxy (a CNAME site), which gives the WAF request bodies and responses.
+   */
+  via?: 'nginx' | 'proxy';
 }
 
 export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<CrsGateway> {
@@ -141,33 +146,7 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
       tokenExpirySeconds: 86_400,
       ipLock: false,
     });
-    const site = await call<{ id: string }>('POST', '/sites', {
-      name: 'CRS regression',
-      domain: 'localhost',
-      runMode: 'block',
-      accessMethod: 'plugin',
-      blockStatus: BLOCK_STATUS,
-      browserFeatureDetection: false,
-      queryThreatStore: false,
-    });
-    const { groups } = await call<{ groups: { id: string; ruleCount: number }[] }>(
-      'GET',
-      `/sites/${site.id}/basic-rules`,
-    );
-    if (groups.length !== 12 || groups.some((g) => g.ruleCount === 0))
-      throw new Error('the Core Rule Set is not loaded (12 groups with rules expected)');
-    for (const g of groups)
-      await call('PUT', `/sites/${site.id}/basic-rules/groups/${g.id}`, { enabled: true, level: 'very_strict' });
-
-    const res = await fetch(`${engine.url}/api/v1/sites/${site.id}/plugin`, {
-      headers: { cookie: admin.cookie ?? '' },
-    });
-    if (res.status !== 200) throw new Error(`plugin bundle: ${res.status}`);
-    const tarball = join(dir, 'bundle.tar.gz');
-    await writeFile(tarball, Buffer.from(await res.arrayBuffer()));
-    execFileSync('tar', ['xzf', tarball, '-C', dir]);
-    const folder = join(dir, `rampart-nginx-${site.id}`);
-
+    const via = options.via ?? 'nginx';
     const server = createServer((req, response) => {
       req.resume();
       req.on('end', () => {
@@ -179,24 +158,29 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const upstreamPort = (server.address() as { port: number }).port;
     const port = await freePort();
-    const gatewayPort = new URL(engine.gatewayUrl).port;
-    // Short client timeouts: a case that announces a body it never sends ends in 2 s.
-    nginx = new TestNginx(join(dir, 'nginx'));
-    await nginx.start(`${nginxLogFormat()}
-    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
-    upstream rampart_pages { server 127.0.0.1:${gatewayPort}; keepalive 16; }
-    server {
-        listen 127.0.0.1:${port};
-        server_name localhost;
-        client_header_timeout 2s;
-        client_body_timeout 2s;
-        send_timeout 2s;
-        include ${folder}/rampart-site.conf;
-        location / {
-            include ${folder}/rampart-protect.conf;
-            proxy_pass http://127.0.0.1:${upstreamPort};
-        }
-    }`);
+    const site = await call<{ id: string }>('POST', '/sites', {
+      name: 'CRS regression',
+      domain: 'localhost',
+      runMode: 'block',
+      accessMethod: via === 'proxy' ? 'cname' : 'plugin',
+      blockStatus: BLOCK_STATUS,
+      browserFeatureDetection: false,
+      queryThreatStore: false,
+      ...(via === 'proxy'
+        ? { cname: { http: true, https: false, httpPort: port, originAddress: `127.0.0.1:${upstreamPort}` } }
+        : {}),
+    });
+    const { groups } = await call<{ groups: { id: string; ruleCount: number }[] }>(
+      'GET',
+      `/sites/${site.id}/basic-rules`,
+    );
+    if (groups.length !== 12 || groups.some((g) => g.ruleCount === 0))
+      throw new Error('the Core Rule Set is not loaded (12 groups with rules expected)');
+    for (const g of groups)
+      await call('PUT', `/sites/${site.id}/basic-rules/groups/${g.id}`, { enabled: true, level: 'very_strict' });
+
+    if (via === 'proxy') await proxyListening(port);
+    else nginx = await startNginx(engine, admin, site.id, dir, port, upstreamPort);
 
     const tokenCookie = await obtainToken(port);
     const probe = await sendRaw(
@@ -233,6 +217,93 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
   }
 }
 
+/** nginx with the site's plugin bundle (downloaded through the console API) in front of the upstream. */
+async function startNginx(
+  engine: TestEngine,
+  admin: ApiClient,
+  siteId: string,
+  dir: string,
+  port: number,
+  upstreamPort: number,
+): Promise<TestNginx> {
+  const res = await fetch(`${engine.url}/api/v1/sites/${siteId}/plugin`, {
+    headers: { cookie: admin.cookie ?? '' },
+  });
+  if (res.status !== 200) throw new Error(`plugin bundle: ${res.status}`);
+  const tarball = join(dir, 'bundle.tar.gz');
+  await writeFile(tarball, Buffer.from(await res.arrayBuffer()));
+  execFileSync('tar', ['xzf', tarball, '-C', dir]);
+  const folder = join(dir, `rampart-nginx-${siteId}`);
+  const gatewayPort = new URL(engine.gatewayUrl).port;
+  // Short client timeouts: a case that announces a body it never sends ends in 2 s.
+  const nginx = new TestNginx(join(dir, 'nginx'));
+  try {
+    await nginx.start(`${nginxLogFormat()}
+    upstream rampart_engine { server 127.0.0.1:${gatewayPort}; keepalive 16; }
+    upstream rampart_pages { server 127.0.0.1:${gatewayPort}; keepalive 16; }
+    server {
+        listen 127.0.0.1:${port};
+        server_name localhost;
+        client_header_timeout 2s;
+        client_body_timeout 2s;
+        send_timeout 2s;
+        include ${folder}/rampart-site.conf;
+        location / {
+            include ${folder}/rampart-protect.conf;
+            proxy_pass http://127.0.0.1:${upstreamPort};
+        }
+    }`);
+  } catch (error) {
+    await nginx.stop();
+    throw error;
+  }
+  return nginx;
+}
+
+/** Waits until the reverse proxy listens on the CNAME site's port (it follows site changes in 250 ms). */
+async function proxyListening(port: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`the reverse proxy does not listen on ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function postReport(port: number, body: string): Promise<{ status: number; cookies: string[]; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/_rampart/report',
+        agent: false,
+        headers: {
+          host: 'localhost',
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': BROWSER_UA,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, cookies: res.headers['set-cookie'] ?? [], text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /**
  * Reports to the probe endpoint through nginx, as a browser's probe would, until a neutral token
  * comes back (tokens differ in their issue time and device id; the site's tag in them is fixed).
@@ -240,16 +311,10 @@ export async function startCrsGateway(options: CrsGatewayOptions = {}): Promise<
 async function obtainToken(port: number): Promise<string> {
   for (let i = 0; i < 50; i++) {
     const report = JSON.stringify({ v: 1, mode: 'reload', event: 'load', signs: [], fp: '0123456789abcdef' });
-    const res = await fetch(`http://127.0.0.1:${port}/_rampart/report`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
-      body: report,
-    });
-    const cookie = res.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0] ?? '')
-      .find((c) => c.startsWith(`${TOKEN_COOKIE}=`));
-    if (res.status !== 200 || cookie === undefined) throw new Error(`probe report: ${res.status} ${await res.text()}`);
+    // Host: localhost, the site's domain (the reverse proxy routes by it).
+    const res = await postReport(port, report);
+    const cookie = res.cookies.map((c) => c.split(';')[0] ?? '').find((c) => c.startsWith(`${TOKEN_COOKIE}=`));
+    if (res.status !== 200 || cookie === undefined) throw new Error(`probe report: ${res.status} ${res.text}`);
     if ((cookie.slice(TOKEN_COOKIE.length + 1).match(CRS_SQL_SPECIALS) ?? []).length < 3) return cookie;
   }
   throw new Error('no token with fewer than three CRS special characters in 50 reports');

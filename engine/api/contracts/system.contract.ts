@@ -21,6 +21,16 @@ const healthParts = z.object({
     minFreeRatio: z.number(),
     maxBytes: z.number().nullable(),
   }),
+  proxy: z
+    .array(
+      z.object({
+        port: z.number().int(),
+        tls: z.boolean(),
+        state: z.enum(['listening', 'down']),
+        message: z.string().nullable(),
+      }),
+    )
+    .describe("the reverse proxy's site ports (CNAME sites)"),
 });
 
 export const getHealth = defineContract({

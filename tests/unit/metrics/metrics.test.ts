@@ -73,7 +73,22 @@ describe('healthParts', () => {
       kafka: [],
       store: { state: 'open', bytes: 1000, message: null },
       disk: { state: 'ok', freeRatio: 0.5, minFreeRatio: 0.1, maxBytes: null },
+      proxy: [],
     });
+  });
+
+  it("lists the reverse proxy's site ports, a port that could not be had as down with the reason", async () => {
+    const parts = await healthParts({
+      ...healthy,
+      proxy: () => [
+        { port: 8080, tls: false, listening: true, error: null },
+        { port: 443, tls: true, listening: false, error: 'port 443 is in use by another program' },
+      ],
+    });
+    expect(parts.proxy).toEqual([
+      { port: 8080, tls: false, state: 'listening', message: null },
+      { port: 443, tls: true, state: 'down', message: 'port 443 is in use by another program' },
+    ]);
   });
 
   it('tells an intake turned off from one whose port could not be had', async () => {
