@@ -41,6 +41,8 @@ const BARE_SHAPES = [
   '\\(*(?:E\\(*)?F\\([1sv(fF]',
   // UNION after a bareword (quote-less string or column context).
   'n\\)*U\\(*E',
+  // A stacked side-effect call: `1; sleep(5)`.
+  `${BARE};\\(*F\\(`,
 ];
 
 const QUOTED_SHAPES = [
@@ -53,8 +55,14 @@ const QUOTED_SHAPES = [
   's=s$',
   // Operators around a call of any name, right after the string: `'-alert(1)-'`, `'||f(x)||'`. A
   // sentence does not close a quote, then an operator, then a call with plain arguments that is
-  // followed only by another operator, a comment or the end.
-  's[o&]\\(*n\\([1snv,]*\\)+(?:[o&]|c|$)',
+  // followed only by another operator, a comment or the end; or a call around a sub-query
+  // (`' or exists(select 1)`).
+  `${QUOTED}[o&]\\(*n\\((?:\\(*E|[1snv,]*\\)+(?:[o&]|c|$))`,
+  // A clause after the string: `' HAVING 1=1`, `' GROUP BY id--`, `' ORDER BY name`.
+  `${QUOTED}k\\(*[1sv][=o][1sv]`,
+  `${QUOTED}B[1n](?:[,ck]|$)`,
+  // A stacked call: `'; if (1=1) waitfor ...`, `'; sleep(5)`.
+  `${QUOTED};\\(*[fF]\\(`,
 ];
 
 /**

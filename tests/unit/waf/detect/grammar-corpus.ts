@@ -71,6 +71,14 @@ const SQL_ADDITIONS = [
   ' order by 5',
 ];
 
+/** Additions that only follow a string: clauses, a call around a sub-query, a stacked call. */
+const QUOTED_ADDITIONS = [
+  ' having 1=1',
+  ' group by id having 1=1',
+  ' or exists(select 1)',
+  "; if (1=1) waitfor delay '0:0:5'",
+];
+
 /** Operators around a function call inside a quote context: the string is closed, joined, reopened. */
 const QUOTE_OPERATORS = ['-', '+', '||', '*', '/', '%', '^', '|', '&', '<<', '>>'];
 const FUNCTION_CALLS = ['alert(1)', 'sleep(5)', 'foo(1)', 'version()', 'pg_sleep(3)', 'char(65)', 'x(0)', 'rand()'];
@@ -123,6 +131,11 @@ export function sqlAttacks(): Sample[] {
       out.push({ family: `sql-${family}`, value: prefix + add + suffix });
       out.push({ family: `sql-${family}-upper`, value: prefix + upper(add) + suffix });
       out.push({ family: `sql-${family}-comments`, value: prefix + commented(add) + suffix });
+    }
+    if (!prefix.includes("'") && !prefix.includes('"')) continue;
+    for (const add of QUOTED_ADDITIONS) {
+      out.push({ family: `sql-${family}-clause`, value: prefix + add + suffix });
+      out.push({ family: `sql-${family}-clause-upper`, value: prefix + upper(add) + suffix });
     }
   }
   for (const quote of ["'", '"']) {
