@@ -9,6 +9,7 @@ import { eventsEn } from './events.en.ts';
 import { overviewEn } from './overview.en.ts';
 import { ipListsEn } from './ip-lists.en.ts';
 import { systemEn } from './system.en.ts';
+import { cnameEn } from './cname.en.ts';
 
 export const en = {
   ...logsEn,
@@ -18,6 +19,7 @@ export const en = {
   ...overviewEn,
   ...ipListsEn,
   ...systemEn,
+  ...cnameEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',
@@ -460,9 +462,6 @@ export const en = {
   'siteForm.miniProgram': 'Mini-program protection',
   'siteForm.miniProgramHelp': 'Also protect the messaging-app mini-program of this site.',
   'siteForm.access': 'Access method',
-  'siteForm.cnameTitle': 'CNAME access is not available in this version',
-  'siteForm.cnameBody':
-    'CNAME access needs the reverse-proxy listener (protocols, certificates, origin address), which this version of the engine does not have. The site can be saved, but no traffic reaches it this way; use plugin access for now.',
   'siteForm.bypassTitle': 'Bypass access: monitoring only',
   'siteForm.bypassBody':
     'Bypass access never blocks: requests are checked and logged. The web SDK code and the mini-program SDK download are not available in this version.',

@@ -7,6 +7,7 @@ import { eventsZhCN } from './events.zh-CN.ts';
 import { overviewZhCN } from './overview.zh-CN.ts';
 import { ipListsZhCN } from './ip-lists.zh-CN.ts';
 import { systemZhCN } from './system.zh-CN.ts';
+import { cnameZhCN } from './cname.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
@@ -16,6 +17,7 @@ export const zhCN: Messages = {
   ...overviewZhCN,
   ...ipListsZhCN,
   ...systemZhCN,
+  ...cnameZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',
@@ -440,9 +442,6 @@ export const zhCN: Messages = {
   'siteForm.miniProgram': '小程序防护',
   'siteForm.miniProgramHelp': '同时保护该站点的小程序。',
   'siteForm.access': '接入方式',
-  'siteForm.cnameTitle': '当前版本暂不支持 CNAME 接入',
-  'siteForm.cnameBody':
-    'CNAME 接入需要反向代理监听（协议、证书、回源地址），当前版本的引擎尚不具备。站点可以保存，但不会有流量经此方式接入；目前请使用插件接入。',
   'siteForm.bypassTitle': '旁路接入：仅监控',
   'siteForm.bypassBody': '旁路接入从不拦截：只检查并记录请求。当前版本暂不提供 Web SDK 代码和小程序 SDK 下载。',
   'siteForm.pluginTab': '插件配置',

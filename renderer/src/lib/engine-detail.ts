@@ -83,6 +83,32 @@ const SENTENCES: readonly [RegExp, (m: RegExpExecArray) => Detail][] = [
   ],
   [/^is not a known field$/, () => ({ key: 'detail.unknownField', params: {} })],
   [/^is required$/, () => ({ key: 'detail.required', params: {} })],
+  // CNAME access (engine/sites) and the checks of a site's certificate (engine/sites/site-certificate.ts).
+  [/^is required for CNAME access$/, () => ({ key: 'detail.cname.originRequired', params: {} })],
+  [/^choose HTTP, HTTPS or both$/, () => ({ key: 'detail.cname.protocolRequired', params: {} })],
+  [/^must differ from the HTTP port$/, () => ({ key: 'detail.cname.portsDiffer', params: {} })],
+  [/^must be an IP address or domain, then a port\b/, () => ({ key: 'detail.cname.originAddress', params: {} })],
+  [/^the port must be from 1 to 65535$/, () => ({ key: 'detail.cname.originPort', params: {} })],
+  [/^is not a PEM certificate\b/, () => ({ key: 'detail.cert.notPem', params: {} })],
+  [/^holds a certificate that cannot be read$/, () => ({ key: 'detail.cert.unreadable', params: {} })],
+  [/^must be at most 64 KB of PEM text$/, () => ({ key: 'detail.cert.tooLarge', params: {} })],
+  [/^expired on (\d{4}-\d{2}-\d{2})$/, (m) => ({ key: 'detail.cert.expired', params: { date: str(m[1]) } })],
+  [
+    /^is not valid before (\d{4}-\d{2}-\d{2})$/,
+    (m) => ({ key: 'detail.cert.notYetValid', params: { date: str(m[1]) } }),
+  ],
+  [
+    /^does not name the site's domain (\S+) \(it names (.*)\)$/s,
+    (m): Detail =>
+      m[2] === 'no host'
+        ? { key: 'detail.cert.wrongDomainNoHost', params: { domain: str(m[1]) } }
+        : { key: 'detail.cert.wrongDomain', params: { domain: str(m[1]), names: str(m[2]) } },
+  ],
+  [/^cannot be used for TLS: (.*)$/s, (m) => ({ key: 'detail.cert.tls', params: { reason: str(m[1]) } })],
+  [/^is encrypted: upload the key without its passphrase$/, () => ({ key: 'detail.key.encrypted', params: {} })],
+  [/^is not a PEM private key\b/, () => ({ key: 'detail.key.notPem', params: {} })],
+  [/^cannot be read as a private key$/, () => ({ key: 'detail.key.unreadable', params: {} })],
+  [/^does not belong to the certificate$/, () => ({ key: 'detail.key.mismatch', params: {} })],
 ];
 
 /** A reason the engine names in `params.reason`, with the parameters it sent. */

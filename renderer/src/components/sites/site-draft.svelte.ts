@@ -37,6 +37,7 @@ export const SITE_BOUNDS = {
   tokenExpiry: range(shape.tokenExpirySeconds.unwrap()),
   status: range(shape.blockStatus.unwrap()),
   pow: range(shape.powDifficulty.unwrap()),
+  port: range(shape.cname.unwrap().shape.httpPort.unwrap()),
 };
 
 /** A site as the engine fills in what is not given: the schema's defaults. */
@@ -47,6 +48,11 @@ export const RUN_MODES = siteView.shape.runMode.options;
 export const LIST_MODES = siteView.shape.listMode.options;
 export const SOURCE_IP_MODES = siteView.shape.sourceIp.shape.mode.options;
 export const XFF_MODES = siteView.shape.sourceIp.shape.xffMode.options;
+export const ORIGIN_PROTOCOLS = siteView.shape.cname.shape.originProtocol.options;
+
+export type OriginProtocol = SiteView['cname']['originProtocol'];
+/** What the engine shows of a CNAME site's uploaded certificate (never its key). */
+export type SiteCertificateView = NonNullable<SiteView['certificate']>;
 
 /** The access methods each edition offers (the engine refuses the others). */
 export const EDITION_ACCESS_METHODS: Readonly<Record<Edition, readonly AccessMethod[]>> = {
@@ -63,6 +69,20 @@ export interface ListDraft {
 
 export type ListKey = 'checkList' | 'passList' | 'blockList';
 
+/** CNAME access as the form holds it: a port may be emptied while typing. */
+export interface CnameDraft {
+  http: boolean;
+  https: boolean;
+  httpPort: number | null;
+  httpsPort: number | null;
+  originProtocol: OriginProtocol;
+  originAddress: string;
+  originVerifyTls: boolean;
+}
+
+/** The CNAME ports a person may empty (the schema then refuses them as required). */
+const CNAME_PORTS = ['httpPort', 'httpsPort'] as const;
+
 /** The form's own labels of the fields it checks (others are named by the catalogue's `field.*`). */
 const LABELS: Readonly<Record<string, MessageKey>> = {
   domain: 'siteForm.domain',
@@ -73,6 +93,12 @@ const LABELS: Readonly<Record<string, MessageKey>> = {
   reloadStatus: 'siteForm.reloadStatus',
   powDifficulty: 'siteForm.pow',
   'sourceIp.customHeader': 'siteForm.customHeader',
+  'cname.http': 'cname.protocols',
+  'cname.https': 'cname.protocols',
+  'cname.httpPort': 'cname.httpPort',
+  'cname.httpsPort': 'cname.httpsPort',
+  'cname.originProtocol': 'cname.originProtocol',
+  'cname.originAddress': 'cname.originAddress',
 };
 
 /** What a field's format is, said where the schema's pattern refuses it. */
@@ -149,6 +175,7 @@ export class SiteDraft {
   /** Edited on the rules page; kept as loaded so a save here does not change it. */
   antiBot = $state<AntiBot>({ ...SITE_DEFAULTS.antiBot });
   powDifficulty = $state<number | null>(SITE_DEFAULTS.powDifficulty);
+  cname = $state<CnameDraft>({ ...SITE_DEFAULTS.cname });
   #baseline = $state('');
 
   constructor(edition: Edition, site?: SiteView) {
@@ -181,6 +208,7 @@ export class SiteDraft {
     this.miniProgramProtection = site.miniProgramProtection;
     this.antiBot = { ...site.antiBot };
     this.powDifficulty = site.powDifficulty;
+    this.cname = { ...site.cname };
     this.#baseline = this.#snapshot();
   }
 
@@ -198,6 +226,8 @@ export class SiteDraft {
     const top = field.split('.')[0] ?? field;
     if (top === 'name' || top === 'runMode' || top === 'accessMethod') return true;
     if (top === 'domain') return this.edition === 'B';
+    // The CNAME tab stays in pass-through: the traffic still goes through Rampart to the origin.
+    if (top === 'cname') return this.#showsCname(field);
     if (this.runMode === 'pass') return false;
     const blockOnly = ['blockStatus', 'blockContent', 'reloadStatus', 'reloadContent'].includes(top);
     if (blockOnly && this.runMode !== 'block') return false;
@@ -212,6 +242,15 @@ export class SiteDraft {
     }
     if (top === 'checkList' || top === 'listMode') return true;
     if (top === 'passList' || top === 'blockList' || top === 'miniProgramProtection') return false;
+    return true;
+  }
+
+  /** A field of the CNAME tab: shown for CNAME access, a port with its protocol, TLS checks for an HTTPS origin. */
+  #showsCname(field: string): boolean {
+    if (this.edition !== 'B' || this.accessMethod !== 'cname') return false;
+    if (field === 'cname.httpPort') return this.cname.http;
+    if (field === 'cname.httpsPort') return this.cname.https;
+    if (field === 'cname.originVerifyTls') return this.cname.originProtocol === 'https';
     return true;
   }
 
@@ -242,6 +281,12 @@ export class SiteDraft {
       miniProgramProtection: this.miniProgramProtection,
       antiBot: { ...this.antiBot },
       powDifficulty: this.powDifficulty ?? SITE_DEFAULTS.powDifficulty,
+      cname: {
+        ...this.cname,
+        httpPort: this.cname.httpPort ?? SITE_DEFAULTS.cname.httpPort,
+        httpsPort: this.cname.httpsPort ?? SITE_DEFAULTS.cname.httpsPort,
+        originAddress: this.cname.originAddress.trim(),
+      },
     };
     // An empty page content is left out: the engine fills in its default page.
     if (this.blockContent.trim() !== '') input.blockContent = this.blockContent;
@@ -255,7 +300,9 @@ export class SiteDraft {
    */
   validate(): Record<string, string> {
     const numbers = Object.fromEntries(NUMBER_FIELDS.map((field) => [field, this[field]]));
-    const problems = schemaProblems(siteInputSchema, { ...this.toInput(), ...numbers });
+    const input = this.toInput();
+    const cname = { ...input.cname, httpPort: this.cname.httpPort, httpsPort: this.cname.httpsPort };
+    const problems = schemaProblems(siteInputSchema, { ...input, ...numbers, cname });
     if (this.edition === 'B' && this.domain.trim() === '') problems.push(this.#required('domain'));
     if (this.sourceIp.mode === 'custom' && this.sourceIp.customHeader.trim() === '') {
       problems.push(this.#required('sourceIp.customHeader'));
@@ -290,7 +337,9 @@ export class SiteDraft {
     const label = this.label(field);
     const { code, origin, minimum, format } = error.params;
     const emptied =
-      code === 'invalid_type' && NUMBER_FIELDS.some((number) => number === field && this[number] === null);
+      code === 'invalid_type' &&
+      (NUMBER_FIELDS.some((number) => number === field && this[number] === null) ||
+        CNAME_PORTS.some((port) => `cname.${port}` === field && this.cname[port] === null));
     if (emptied || (code === 'too_small' && origin === 'string' && minimum === 1)) {
       return t('validation.required', { field: label });
     }
@@ -336,7 +385,14 @@ export class SiteDraft {
       ...this.toInput(),
       blockContent: this.blockContent,
       reloadContent: this.reloadContent,
-      numbers: [this.tokenExpirySeconds, this.blockStatus, this.reloadStatus, this.powDifficulty],
+      numbers: [
+        this.tokenExpirySeconds,
+        this.blockStatus,
+        this.reloadStatus,
+        this.powDifficulty,
+        this.cname.httpPort,
+        this.cname.httpsPort,
+      ],
       lists: [this.checkList, this.passList, this.blockList, this.sourceIp.trustedSources],
     });
   }

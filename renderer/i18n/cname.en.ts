@@ -1,0 +1,117 @@
+/**
+ * English texts of edition B's CNAME access: the site form's CNAME tab, the site's HTTPS certificate
+ * and the reverse proxy's state on the site list and page; spread into en.ts.
+ */
+export const cnameEn = {
+  'cname.tab': 'CNAME settings',
+  'cname.help':
+    "Point the site's DNS name at this appliance with a CNAME record: Rampart receives the traffic on the ports below, checks it, and forwards it to the origin.",
+  'cname.server': 'Server configuration',
+  'cname.serverHelp':
+    "The protocols Rampart serves the site on. HTTPS needs the site's certificate and private key. Redirecting HTTP to HTTPS is not supported in this version.",
+  'cname.protocols': 'Protocols',
+  'cname.http': 'HTTP',
+  'cname.https': 'HTTPS',
+  'cname.httpPort': 'HTTP port',
+  'cname.httpsPort': 'HTTPS port',
+  'cname.origin': 'Origin',
+  'cname.originHelp': 'Where Rampart fetches the site from once a request passes.',
+  'cname.originProtocol': 'Origin fetch protocol',
+  'cname.originAddress': 'Origin address',
+  'cname.originAddressHelp':
+    'IP address or domain, then the port: 10.0.0.5:8080, [2001:db8::5]:443 or app.internal:80.',
+  'cname.verifyTls': "Verify the origin's certificate",
+  'cname.verifyTlsHelp':
+    "Check the HTTPS origin's certificate against the system's certificate authorities. Turn it off only for an origin with a self-signed certificate on a network you trust.",
+  'cname.verifyTlsOff':
+    "The origin's certificate is not checked: whoever can intercept the traffic between Rampart and the origin can read and change it.",
+  'cert.title': 'HTTPS certificate',
+  'cert.help':
+    "The site's certificate in PEM, followed by its chain, and its private key in PEM without a passphrase. The certificate must name the site's domain.",
+  'cert.newSiteTitle': 'Upload the certificate after creating the site',
+  'cert.newSite':
+    'A certificate belongs to a stored site: create the site, and its page opens with the certificate upload.',
+  'cert.noneTitle': 'No certificate',
+  'cert.none': "The HTTPS port refuses this site's connections until a certificate and key are uploaded.",
+  'cert.savedDomain':
+    'The certificate is checked against the saved domain {domain}: save the site first if you changed the domain.',
+  'cert.createdUpload':
+    "Site {name} created. Upload its HTTPS certificate and key below: until then its HTTPS port refuses the site's connections.",
+  'cert.subject': 'Subject',
+  'cert.names': 'Names',
+  'cert.issuer': 'Issuer',
+  'cert.validFrom': 'Valid from',
+  'cert.validTo': 'Valid until',
+  'cert.daysLeft': 'Days left',
+  'cert.days': '{days, plural, one {# day} other {# days}}',
+  'cert.fingerprint': 'SHA-256 fingerprint',
+  'cert.chain': 'Chain',
+  'cert.chainLength':
+    "{count, plural, =0 {the server's certificate only} one {# certificate after the server's} other {# certificates after the server's}}",
+  'cert.uploadedAt': 'Uploaded',
+  'cert.expiringTitle': 'The certificate expires soon',
+  'cert.expiring':
+    'It expires in {days, plural, one {# day} other {# days}}, on {date}. Upload its renewal before then: browsers refuse an expired certificate.',
+  'cert.expiredTitle': 'The certificate has expired',
+  'cert.expired': 'It expired on {date}: browsers refuse the site over HTTPS. Upload a valid certificate.',
+  'cert.notYetValidTitle': 'The certificate is not valid yet',
+  'cert.notYetValid':
+    "It is valid from {date}: browsers refuse it until then. Check the appliance's clock, or upload a certificate valid now.",
+  'cert.certificate': 'Certificate and chain (PEM)',
+  'cert.key': 'Private key (PEM)',
+  'cert.chooseCertificate': 'Choose certificate file',
+  'cert.chooseKey': 'Choose key file',
+  'cert.pasteHelp': 'Choose a file or paste its PEM text.',
+  'cert.loaded': '{file} loaded.',
+  'cert.unreadable': '{file} cannot be read as text.',
+  'cert.upload': 'Upload certificate',
+  'cert.uploading': 'Uploading…',
+  'cert.replace': 'Replace certificate',
+  'cert.keepCurrent': 'Keep the current certificate',
+  'cert.remove': 'Remove certificate',
+  'cert.uploaded': 'Certificate for {names} uploaded: HTTPS connections to the site use it from now on.',
+  'cert.removed': 'Certificate removed: the HTTPS port refuses the site until another is uploaded.',
+  'cert.removeTitle': 'Remove the certificate?',
+  'cert.removeBody':
+    "Remove the certificate of {name}? The site's HTTPS port refuses its connections until another certificate is uploaded.",
+  'cert.removeSubmit': 'Remove',
+  'field.certificate': 'Certificate',
+  'field.key': 'Private key',
+  'proxy.title': 'Reverse proxy',
+  'proxy.serving': 'Serving',
+  'proxy.notServing': 'Not serving',
+  'proxy.listening': '{protocol} port {port} listening',
+  'proxy.notOpen': '{protocol} port {port} not open: {error}',
+  'proxy.opening': '{protocol} port {port} not open yet',
+  'proxy.noOrigin': 'No origin address: the site is not served',
+  'detail.proxy.inUse': 'port {port} is in use by another program',
+  'detail.proxy.permission':
+    'no permission to listen on port {port} (ports below 1024 need root or CAP_NET_BIND_SERVICE)',
+  'detail.proxy.protocol': 'port {port} already serves {protocol} for another site',
+  'detail.proxy.domain': 'another site serves {domain} on port {port}',
+  'proxy.loadError': 'The reverse proxy state cannot be read: {error}',
+  'proxy.connections':
+    '{clients, plural, one {# client connection} other {# client connections}}, {origins, plural, one {# origin connection} other {# origin connections}} in all',
+  'proxy.certificateDays': 'Certificate: {days, plural, one {# day} other {# days}} left',
+  'proxy.certificateExpired': 'Certificate expired',
+  'proxy.certificateNotYetValid': 'Certificate not valid yet',
+  'proxy.certificateMissing': 'No certificate for HTTPS',
+  'detail.cname.originRequired': 'is required for CNAME access',
+  'detail.cname.protocolRequired': 'choose HTTP, HTTPS or both',
+  'detail.cname.portsDiffer': 'must differ from the HTTP port',
+  'detail.cname.originAddress':
+    'must be an IP address or domain, then a port: 10.0.0.5:8080, [2001:db8::5]:443 or app.internal:80',
+  'detail.cname.originPort': 'the port must be from 1 to 65535',
+  'detail.cert.notPem': 'is not a PEM certificate (-----BEGIN CERTIFICATE-----)',
+  'detail.cert.unreadable': 'holds a certificate that cannot be read',
+  'detail.cert.tooLarge': 'must be at most 64 KB of PEM text',
+  'detail.cert.expired': 'expired on {date}',
+  'detail.cert.notYetValid': 'is not valid before {date}',
+  'detail.cert.wrongDomain': "does not name the site's domain {domain} (it names {names})",
+  'detail.cert.wrongDomainNoHost': "does not name the site's domain {domain} (it names no host)",
+  'detail.cert.tls': 'cannot be used for TLS: {reason}',
+  'detail.key.encrypted': 'is encrypted: upload the key without its passphrase',
+  'detail.key.notPem': 'is not a PEM private key (-----BEGIN PRIVATE KEY-----)',
+  'detail.key.unreadable': 'cannot be read as a private key',
+  'detail.key.mismatch': 'does not belong to the certificate',
+} as const;
