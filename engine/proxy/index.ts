@@ -14,3 +14,4 @@ export type { ReverseProxyDeps, ProxyTimeouts, ProxyStatus, ListenerStatus } fro
 export { planListeners, siteForHost } from './plan.ts';
 export type { ListenerPlan, ProxyPlan, RoutedSite } from './plan.ts';
 export { originRequestHeaders, clientResponseHeaders, hostName } from './headers.ts';
+export { ProbeInjector } from './inject.ts';

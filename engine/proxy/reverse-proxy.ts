@@ -8,7 +8,7 @@ import { Pool, type Dispatcher } from 'undici';
 import type { Clock, Logger } from '#engine/shared';
 import type { CompiledSite, SitesService } from '#engine/sites';
 import type { OpenInspection } from '#engine/basic-rules';
-import { accessLogName, NO_STORE, PAGE_CSP, type IntelPort, type ProbePort } from '#engine/gateways';
+import { accessLogName, NO_STORE, PAGE_CSP, PROBE_SCRIPT_PATH, type IntelPort, type ProbePort } from '#engine/gateways';
 import {
   accessRecord,
   decide,
@@ -22,6 +22,7 @@ import {
 import { ClientAbort, forwardBody, hasBody, readBodyStart, type BodyStart } from './body.ts';
 import { clientResponseHeaders, headerPairs, hostName, originRequestHeaders } from './headers.ts';
 import { errorPage, PAGE_TEXT, sendHtml } from './pages.ts';
+import { ProbeInjector } from './inject.ts';
 import { planListeners, siteForHost, type ListenerPlan, type ProxyPlan, type RoutedSite } from './plan.ts';
 
 export interface ProxyTimeouts {
@@ -113,6 +114,15 @@ function mergeWaf(request: WafOutcome, response: WafOutcome): WafOutcome {
     score: Math.max(request.score, response.score),
     ...(request.ruleSet ? { ruleSet: request.ruleSet } : {}),
   };
+}
+
+/** An HTML answer the probe can be added to (not compressed). */
+function isHtml(headers: Record<string, string | string[] | undefined>): boolean {
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined && encoding !== 'identity') return false;
+  return String(headers['content-type'] ?? '')
+    .toLowerCase()
+    .startsWith('text/html');
 }
 
 /** Response bodies the WAF can read: text, JSON, XML and JavaScript, not compressed. */
@@ -491,6 +501,9 @@ export class ReverseProxy {
             host: facts.host,
           }),
           'x-request-id': facts.requestId,
+          // Answers come uncompressed, as through the nginx bundle: the WAF reads them and the
+          // probe is added to HTML pages.
+          'accept-encoding': 'identity',
         },
         body: forwardBody(req, start) ?? null,
         signal: abort.signal,
@@ -550,23 +563,39 @@ export class ReverseProxy {
       return;
     }
     statusSent = answer.statusCode;
-    res.writeHead(answer.statusCode, clientResponseHeaders(answer.headers, site.hideServerInfo));
-    if (held.head.length > 0) {
-      bytesSent += held.head.length;
-      res.write(held.head);
-    }
-    if (held.ended) {
+    const headers = clientResponseHeaders(answer.headers, site.hideServerInfo);
+    // HTML pages get the probe in page mode, as through the nginx bundle (its length changes).
+    const injector =
+      facts.method !== 'HEAD' && isHtml(answer.headers) && answer.statusCode !== 204 && answer.statusCode !== 304
+        ? new ProbeInjector(`${PROBE_SCRIPT_PATH}?mode=page`)
+        : null;
+    if (injector !== null) delete headers['content-length'];
+    res.writeHead(answer.statusCode, headers);
+    const send = (chunk: Buffer): boolean => {
+      const out = injector === null ? chunk : injector.push(chunk);
+      bytesSent += out.length;
+      return out.length === 0 || res.write(out);
+    };
+    const finish = (): void => {
+      const rest = injector?.end();
+      if (rest !== undefined && rest.length > 0) {
+        bytesSent += rest.length;
+        res.write(rest);
+      }
       res.end();
+    };
+    if (held.head.length > 0) send(held.head);
+    if (held.ended) {
+      finish();
       return;
     }
     originBody.on('data', (chunk: Buffer) => {
-      bytesSent += chunk.length;
-      if (!res.write(chunk)) {
+      if (!send(chunk)) {
         originBody.pause();
         res.once('drain', () => originBody.resume());
       }
     });
-    originBody.once('end', () => res.end());
+    originBody.once('end', finish);
     originBody.once('error', () => res.destroy());
   }
 

@@ -275,6 +275,8 @@ describe('the reverse proxy (CNAME access)', () => {
     const answer = await ask({ path: '/', cookie: tokenFor(shop, '127.0.0.1') });
     expect(answer.status).toBe(200);
     expect(answer.body.toString()).toContain('hello from origin');
+    // HTML pages carry the probe in page mode, as through the nginx bundle.
+    expect(answer.body.toString()).toContain('<script src="/_rampart/probe.js?mode=page" async></script></body>');
     const record = await recordOf(engine, shop.id, answer.requestId);
     expect(record).toMatchObject({
       guard_status: 'PASS',
