@@ -19,6 +19,7 @@ import { GlobalListsService, SitesService } from '#engine/sites';
 import { createMailer } from '#engine/mail';
 import { buildConsoleServer, SESSION_COOKIE, type AnyRoute, type ApiDeps } from '#engine/api';
 import { AUDIT_INDEXED_FIELDS, AUDIT_LOG, AuditTrail, registerAuditHooks } from '#engine/audit';
+import { applyPendingRestore, consoleBackup } from '#engine/backup';
 import { SearchService } from '#engine/search';
 import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
 import { buildGatewayServer, probePort } from '#engine/gateways';
@@ -142,6 +143,9 @@ function storageSettings(store: ConfigSlice<'storage'>): ApiDeps['storage'] {
 export async function startEngine(settings: Settings, options: EngineOptions = {}): Promise<RunningEngine> {
   const logger = options.logger ?? pino({ level: settings.logLevel, base: { service: 'rampart-engine' } });
   await mkdir(settings.dataDir, { recursive: true, mode: 0o700 });
+  // A restore staged from the console (engine/backup) becomes the data directory before anything opens it.
+  const replaced = await applyPendingRestore(settings.dataDir, options.clock ?? systemClock);
+  if (replaced) logger.warn({ previous: replaced }, 'restored a backup; the previous data directory is kept beside it');
   const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock);
   // The log configurations' key fields are indexed too; the service is made below, after the store.
   let keyFieldsOfLog: (log: string) => readonly string[] = () => [];
@@ -443,6 +447,12 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       rendererDir: options.rendererDir ?? findRendererDir(),
       system,
       proxy: () => proxyRef?.status() ?? null,
+      backup: consoleBackup({
+        dataDir: settings.dataDir,
+        logEntries: () => logStore.entries(),
+        engineVersion: version,
+        clock: options.clock ?? systemClock,
+      }),
     },
     { https, extraRoutes: options.extraRoutes },
   );
@@ -538,7 +548,11 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     probe: probePort(probe, clock),
     pagesUrl: () => gatewayLoopback,
     host: settings.proxy.host,
-    timeouts: { connectMs: settings.proxy.connectTimeoutMs, headersMs: settings.proxy.originTimeoutMs },
+    timeouts: {
+      connectMs: settings.proxy.connectTimeoutMs,
+      headersMs: settings.proxy.originTimeoutMs,
+      clientHeadMs: settings.proxy.clientHeadTimeoutMs,
+    },
     inspectBodyLimit: settings.waf.bodyLimit,
     pagesAllowInline: settings.gateway.pagesInline,
     metrics,

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { AccountService, Session } from '#engine/accounts';
 import type { LicenceService } from '#engine/licence';
 import type { GlobalListsService, SitesService } from '#engine/sites';
@@ -54,6 +55,25 @@ export interface ApiDeps {
   system?: SystemPort;
   /** The reverse proxy's state (engine/proxy), once it runs. */
   proxy?: () => ProxyStatusView | null;
+  /** Backup and restore (engine/backup); absent where a server is built without them. */
+  backup?: BackupPort;
+}
+
+export interface BackupPort {
+  /** Writes an archive (with the logs on request) and gives it as a stream that removes the file once read. */
+  create(passphrase: string, logs: boolean): Promise<{ fileName: string; content: Readable }>;
+  /** Checks and unpacks an archive beside the data directory, for the next start. */
+  stage(
+    archive: Buffer,
+    passphrase: string,
+  ): Promise<{
+    engineVersion: string;
+    schemaVersion: number;
+    createdAt: number;
+    logs: boolean;
+    files: number;
+    logEntries: number;
+  }>;
 }
 
 export interface SystemPort {

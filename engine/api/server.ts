@@ -34,6 +34,7 @@ import { logRoutes } from './routes/logs.routes.ts';
 import { logConfigRoutes } from './routes/log-configs.routes.ts';
 import { eventRoutes } from './routes/events.routes.ts';
 import { overviewRoutes } from './routes/overview.routes.ts';
+import { backupRoutes } from './routes/backup.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -75,6 +76,7 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
     ...logConfigRoutes(deps),
     ...eventRoutes(deps),
     ...overviewRoutes(deps),
+    ...backupRoutes(deps),
   ];
 }
 

@@ -228,3 +228,37 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreSum
     if (!complete || (await isEmptyDir(staging)) !== null) await rm(staging, { recursive: true, force: true });
   }
 }
+
+/** Where a restore made by a running engine waits for the next start: beside the data directory. */
+export function pendingRestoreDir(dataDir: string): string {
+  const dir = resolve(dataDir);
+  return join(dirname(dir), `.${basename(dir)}.restore-pending`);
+}
+
+/**
+ * Restores an archive for a running engine: checked and unpacked whole beside its data directory
+ * (replacing an earlier pending one), and swapped in by `applyPendingRestore` at the next start,
+ * before anything opens the data directory.
+ */
+export async function stageRestore(options: Omit<RestoreOptions, 'replace'>): Promise<RestoreSummary> {
+  const pending = pendingRestoreDir(options.dataDir);
+  const staged = await restoreBackup({ ...options, dataDir: `${pending}.new` });
+  await rm(pending, { recursive: true, force: true });
+  await rename(`${pending}.new`, pending);
+  return staged;
+}
+
+/**
+ * At start-up, before the stores open: a restore staged by `stageRestore` becomes the data
+ * directory, and the current one is kept beside it (`<dir>.before-restore-<time>`). Returns where
+ * the previous directory went, or null when nothing was pending.
+ */
+export async function applyPendingRestore(dataDir: string, clock: Clock): Promise<string | null> {
+  const pending = pendingRestoreDir(dataDir);
+  if ((await isEmptyDir(pending)) === null) return null;
+  const dir = resolve(dataDir);
+  const previous = `${dir}.before-restore-${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}`;
+  if ((await isEmptyDir(dir)) !== null) await rename(dir, previous);
+  await rename(pending, dir);
+  return previous;
+}

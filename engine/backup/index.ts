@@ -6,7 +6,9 @@
  * one, stages the content, keeps it only once the archive checks out, and swaps it into a data
  * directory no engine is running on. `npm run backup` is the command line.
  */
-export { createBackup, restoreBackup } from './backup.ts';
+export { createBackup, restoreBackup, stageRestore, applyPendingRestore, pendingRestoreDir } from './backup.ts';
 export type { BackupOptions, BackupSummary, RestoreOptions, RestoreSummary } from './backup.ts';
 export { readHeader, writeArchive, readArchive, ARCHIVE_FORMAT, MIN_PASSPHRASE } from './archive.ts';
 export type { ArchiveHeader, Frame } from './archive.ts';
+export { consoleBackup } from './console-port.ts';
+export type { ConsoleBackup, ConsoleBackupDeps } from './console-port.ts';

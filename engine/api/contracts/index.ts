@@ -17,6 +17,7 @@ import * as logConfigs from './log-configs.contract.ts';
 import * as events from './events.contract.ts';
 import * as ipLists from './ip-lists.contract.ts';
 import * as overview from './overview.contract.ts';
+import * as backup from './backup.contract.ts';
 
 export { defineContract } from './contract.ts';
 export type { Access, Contract, HttpMethod, InputOf, ParamsOf, QueryOf, BodyOf, ResponseOf } from './contract.ts';
@@ -32,6 +33,7 @@ export * from './log-configs.contract.ts';
 export * from './events.contract.ts';
 export * from './ip-lists.contract.ts';
 export * from './overview.contract.ts';
+export * from './backup.contract.ts';
 export type { ErrorBody } from '#engine/shared';
 export { requestFor, API_BASE } from './request.ts';
 export type { CallInput, ContractRequest } from './request.ts';
@@ -56,6 +58,7 @@ export const CONTRACTS: Readonly<Record<string, readonly Contract[]>> = Object.f
     events,
     'ip-lists': ipLists,
     overview,
+    backup,
   }).map(([domain, exports]) => [domain, Object.values(exports).filter(isContract)]),
 );
 

@@ -118,6 +118,8 @@ const TABLE: Record<string, Access> = {
   overviewTrend: 'signedIn',
   overviewRanking: 'signedIn',
   overviewSites: 'signedIn',
+  downloadBackup: 'administrator',
+  stageRestore: 'administrator',
 };
 
 function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile, mkdir, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackup, readHeader, restoreBackup, writeArchive } from '#engine/backup';
@@ -265,5 +265,61 @@ describe('backup and restore', () => {
     });
     expect(replaced.previous).toMatch(/occupied\.before-restore-/);
     expect(await readFile(join(replaced.previous!, 'config.json'), 'utf8')).toBe('{}');
+  });
+});
+
+describe('backup and restore from the console', () => {
+  it('downloads an archive, stages it, and the next start restores it', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'rampart-console-backup-'));
+    let engine = await startTestEngine({ ...smtp.env(), RAMPART_EDITION: 'B' }, { dataDir, ruleSetLocations: [] });
+    try {
+      const client = new ApiClient(engine.url);
+      expect((await client.setup('root@example.com', PASSWORD)).status).toBe(201);
+      const site = await client.request<{ id: string }>('POST', '/sites', { name: 'Kept', domain: 'kept.example.com' });
+      expect(site.status).toBe(201);
+      const short = await client.request<{ error: { field: string } }>('POST', '/system/backup', {
+        passphrase: 'short',
+      });
+      expect([short.status, short.body.error.field]).toEqual([400, 'passphrase']);
+      const response = await fetch(`${engine.url}/api/v1/system/backup`, {
+        method: 'POST',
+        headers: { cookie: client.cookie ?? '', 'x-csrf-token': client.csrf ?? '', 'content-type': 'application/json' },
+        body: JSON.stringify({ passphrase: PASSPHRASE, logs: true }),
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-disposition')).toMatch(/attachment; filename="rampart-backup-.*\.rbk"/);
+      const archive = Buffer.from(await response.arrayBuffer());
+      const file = join(work, 'console.rbk');
+      await writeFile(file, archive);
+      expect((await readHeader(file)).header).toMatchObject({ logs: true, schemaVersion: SCHEMA_VERSION });
+
+      expect((await client.request('DELETE', `/sites/${site.body.id}`)).status).toBe(204);
+      const upload = { fileName: 'console.rbk', contentBase64: archive.toString('base64') };
+      const wrong = await client.request<{ error: { field: string } }>('POST', '/system/restore', {
+        ...upload,
+        passphrase: 'not the passphrase',
+      });
+      expect([wrong.status, wrong.body.error.field]).toEqual([400, 'passphrase']);
+      const staged = await client.request('POST', '/system/restore', { ...upload, passphrase: PASSPHRASE });
+      expect(staged.status, staged.text).toBe(202);
+      expect(staged.body).toMatchObject({ pending: true, logs: true, schemaVersion: SCHEMA_VERSION });
+      // Until the next start nothing changes.
+      expect((await client.request<{ items: unknown[] }>('GET', '/sites')).body.items).toEqual([]);
+
+      await engine.stop();
+      engine = await startTestEngine({ ...smtp.env(), RAMPART_EDITION: 'B' }, { dataDir, ruleSetLocations: [] });
+      const after = new ApiClient(engine.url);
+      expect((await after.signIn('root@example.com', PASSWORD)).status).toBe(200);
+      const sites = await after.request<{ items: { id: string; name: string }[] }>('GET', '/sites');
+      expect(sites.body.items.map((s) => s.name)).toEqual(['Kept']);
+      const kept = (await readdir(join(dataDir, '..'))).filter((name) =>
+        name.startsWith(`${basename(dataDir)}.before-restore-`),
+      );
+      expect(kept).toHaveLength(1);
+      await rm(join(dataDir, '..', kept[0]!), { recursive: true, force: true });
+    } finally {
+      await engine.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
