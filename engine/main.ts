@@ -548,11 +548,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     probe: probePort(probe, clock),
     pagesUrl: () => gatewayLoopback,
     host: settings.proxy.host,
-    timeouts: {
-      connectMs: settings.proxy.connectTimeoutMs,
-      headersMs: settings.proxy.originTimeoutMs,
-      clientHeadMs: settings.proxy.clientHeadTimeoutMs,
-    },
+    timeouts: { connectMs: settings.proxy.connectTimeoutMs, headersMs: settings.proxy.originTimeoutMs },
     inspectBodyLimit: settings.waf.bodyLimit,
     pagesAllowInline: settings.gateway.pagesInline,
     metrics,
