@@ -50,6 +50,23 @@ bench('detect_xss_us', benign, xss);
 bench('detect_sqli_attack_us', attacks, sqli);
 bench('detect_xss_attack_us', attacks, xss);
 
+// The paths that only some values take: a whole statement read by its grammar, and attribute values
+// with character references decoded before their scheme is read (issue 18's families).
+const statements = [
+  'SELECT username, password FROM users WHERE id=1',
+  'select count(*) from users',
+  'select the best option from the list',
+  "INSERT INTO users (name) VALUES ('x')",
+];
+const encoded = [
+  '<a href="javascript&colon;alert(1)">x</a>',
+  '<a href="&#x6A;ava&Tab;script&#58alert(1)">x</a>',
+  '<a href="https://example.com/?a=1&amp;b=2">x</a>',
+  '<p title="Tom &amp; Jerry">x</p>',
+];
+bench('detect_sqli_statements_us', statements, sqli);
+bench('detect_xss_entities_us', encoded, xss);
+
 // A 100-byte typical value, and a long one (4 KiB of prose with quotes) for the linear bound.
 const typical = "Hi, it's Jane O'Brien -- is the 27\" monitor still available? I can pick it up on Friday or Sat.";
 const long = (typical + ' ').repeat(42);

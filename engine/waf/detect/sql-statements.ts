@@ -12,52 +12,87 @@
  * a space, or a clause that only a query has (WHERE, a terminating `;` or comment, a second
  * statement, LIMIT, UNION).
  *
- * Bounded: at most STATEMENT_TOKENS tokens are read, once, into reused arrays.
+ * Bounded: at most STATEMENT_TOKENS tokens are read, once and only as far as the grammar asks,
+ * into reused arrays.
  */
 import { SqlLexer } from './sql-tokenizer.ts';
 
 export const STATEMENT_TOKENS = 40;
 
 const lexer = new SqlLexer();
+let source = '';
+/** Tokens read so far (on demand: a sentence usually leaves the grammar within a few). */
 const kinds: string[] = [];
-/** Lower-cased text of word-like tokens (and `*`), '' for the others. */
-const words: string[] = [];
+const starts = new Int32Array(STATEMENT_TOKENS);
+const ends = new Int32Array(STATEMENT_TOKENS);
+/** Lower-cased text per token, computed when first asked for; null: not yet. */
+const words: (string | null)[] = [];
 let count = 0;
+let done = false;
 /** A keyword written in capitals or mixed case, or a comment, was seen (see the module comment). */
 let shouted = false;
 
 const WORD_KINDS = 'EUkBn&o1fF';
 
-function read(input: string): void {
+function reset(input: string): void {
   lexer.reset(input, 'none');
+  source = input;
   count = 0;
+  done = false;
   // A comment where a space would do (`SELECT/**/a`) is as telling as capitals.
   shouted = input.includes('/*');
-  for (; count < STATEMENT_TOKENS; count++) {
+}
+
+/** Reads tokens until token `i` exists or the input (or the token budget) ends. */
+function readTo(i: number): void {
+  while (!done && count <= i) {
+    if (count >= STATEMENT_TOKENS) {
+      done = true;
+      return;
+    }
     const kind = lexer.next();
-    if (kind === '') break;
+    if (kind === '') {
+      done = true;
+      return;
+    }
     kinds[count] = kind;
-    let word = '';
-    if (WORD_KINDS.includes(kind) && lexer.end - lexer.start <= 24) {
-      const text = input.slice(lexer.start, lexer.end);
-      word = text.toLowerCase();
-      if ((kind === 'E' || kind === 'U' || kind === 'k') && !shouted) {
-        // Upper-case letters after the first: `SELECT`, `SeLeCt` (prose writes `select`, `Select`).
-        for (let i = 1; i < text.length; i++) {
-          const c = text.charCodeAt(i);
-          if (c >= 0x41 && c <= 0x5a) {
-            shouted = true;
-            break;
-          }
+    starts[count] = lexer.start;
+    ends[count] = lexer.end;
+    // The lexer's own lower-case copy when it made one (keywords and short words); else later.
+    words[count] =
+      lexer.lowerWord !== '' && lexer.end - lexer.start === lexer.lowerWord.length ? lexer.lowerWord : null;
+    if (!shouted && (kind === 'E' || kind === 'U' || kind === 'k')) {
+      // Upper-case letters after the first: `SELECT`, `SeLeCt` (prose writes `select`, `Select`).
+      for (let p = lexer.start + 1; p < lexer.end; p++) {
+        const c = source.charCodeAt(p);
+        if (c >= 0x41 && c <= 0x5a) {
+          shouted = true;
+          break;
         }
       }
     }
-    words[count] = word;
+    count++;
   }
 }
 
-const kindAt = (i: number): string => (i < count ? (kinds[i] ?? '') : '');
-const wordAt = (i: number): string => (i < count ? (words[i] ?? '') : '');
+function kindAt(i: number): string {
+  if (i >= count) readTo(i);
+  return i < count ? (kinds[i] ?? '') : '';
+}
+
+/** Lower-cased text of a word-like token (or `*`), '' for the others. */
+function wordAt(i: number): string {
+  const k = kindAt(i);
+  if (k === '') return '';
+  let word = words[i];
+  if (word === null || word === undefined) {
+    const start = starts[i] ?? 0;
+    const end = ends[i] ?? 0;
+    word = WORD_KINDS.includes(k) && end - start <= 24 ? source.slice(start, end).toLowerCase() : '';
+    words[i] = word;
+  }
+  return word;
+}
 
 /** A name: bareword, `@var`, or a keyword-class word usable as a name (`user`, `database`). */
 function isName(i: number): boolean {
@@ -68,7 +103,7 @@ function isName(i: number): boolean {
 /** Index after a balanced parenthesised group starting at `i` (a `(`), or -1. */
 function skipGroup(i: number): number {
   let depth = 0;
-  for (let j = i; j < count; j++) {
+  for (let j = i; kindAt(j) !== ''; j++) {
     const k = kindAt(j);
     if (k === '(') depth++;
     else if (k === ')') {
@@ -270,7 +305,7 @@ function ddl(verb: string, i: number): boolean {
 
 /** Whether `input`, read from its start, is an SQL statement (see the module comment). */
 export function isSqlStatement(input: string): boolean {
-  read(input);
+  reset(input);
   let i = 0;
   while (kindAt(i) === '(') i++;
   let k = kindAt(i);

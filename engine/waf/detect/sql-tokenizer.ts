@@ -61,6 +61,11 @@ export class SqlLexer {
   end = 0;
   /** The last `o` token can be unary (`-`, `+`, `~`, `!`, `not`). */
   unary = false;
+  /**
+   * The lower-cased first word of the last token when the lexer made that copy for its keyword
+   * lookup (an undotted word of at most MAX_KEYWORD_LENGTH bytes), else ''.
+   */
+  lowerWord = '';
   private openString = 0;
 
   reset(input: string, context: QuoteContext): void {
@@ -94,6 +99,7 @@ export class SqlLexer {
       }
       this.start = at;
       this.unary = false;
+      this.lowerWord = '';
       const kind = this.token(at, c, k);
       if (kind === '') continue; // whitespace-like construct (closed comment)
       this.end = this.pos;
@@ -287,7 +293,9 @@ export class SqlLexer {
       return 's';
     }
     if (dotted || wlen > MAX_KEYWORD_LENGTH) return 'n';
-    const cl = WORD_CLASSES.get(s.slice(at, p).toLowerCase());
+    const lower = s.slice(at, p).toLowerCase();
+    this.lowerWord = lower;
+    const cl = WORD_CLASSES.get(lower);
     if (cl === undefined) return 'n';
     switch (cl) {
       case 'f':
