@@ -548,7 +548,11 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     probe: probePort(probe, clock),
     pagesUrl: () => gatewayLoopback,
     host: settings.proxy.host,
-    timeouts: { connectMs: settings.proxy.connectTimeoutMs, headersMs: settings.proxy.originTimeoutMs },
+    timeouts: {
+      connectMs: settings.proxy.connectTimeoutMs,
+      headersMs: settings.proxy.originTimeoutMs,
+      clientHeadMs: settings.proxy.clientHeadTimeoutMs,
+    },
     inspectBodyLimit: settings.waf.bodyLimit,
     pagesAllowInline: settings.gateway.pagesInline,
     metrics,

@@ -58,6 +58,8 @@ const settingsSchema = z.object({
   // How long the reverse proxy waits to connect to an origin, and then for its answer's head (then 504).
   RAMPART_PROXY_CONNECT_TIMEOUT_MS: positiveInt.default(5_000),
   RAMPART_PROXY_ORIGIN_TIMEOUT_MS: positiveInt.default(60_000),
+  // How long a client may take to send a request head (slow-loris senders get 408 and are cut off).
+  RAMPART_PROXY_CLIENT_HEAD_TIMEOUT_MS: positiveInt.default(10_000),
   // The Kafka brokers BROKER configurations may connect to (egress control); absent: any.
   RAMPART_KAFKA_BROKERS_ALLOWED: addressList,
   // A bearer token that lets a Prometheus server scrape /metrics without a session; absent: administrators only.
@@ -159,7 +161,7 @@ export interface Settings {
     accessMergeWaitMs: number;
   };
   /** The reverse proxy of CNAME sites: the address its site ports bind, and its origin timeouts. */
-  proxy: { host: string; connectTimeoutMs: number; originTimeoutMs: number };
+  proxy: { host: string; connectTimeoutMs: number; originTimeoutMs: number; clientHeadTimeoutMs: number };
   /** `kafkaBrokersAllowed`: the addresses BROKER configurations may reach (undefined: any). */
   intake: { port: number; kafkaBrokersAllowed: readonly string[] | undefined };
   publicUrl: string;
@@ -287,6 +289,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
       host: s.RAMPART_PROXY_HOST,
       connectTimeoutMs: s.RAMPART_PROXY_CONNECT_TIMEOUT_MS,
       originTimeoutMs: s.RAMPART_PROXY_ORIGIN_TIMEOUT_MS,
+      clientHeadTimeoutMs: s.RAMPART_PROXY_CLIENT_HEAD_TIMEOUT_MS,
     },
     intake: { port: s.RAMPART_INTAKE_PORT, kafkaBrokersAllowed: s.RAMPART_KAFKA_BROKERS_ALLOWED },
     publicUrl,

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect, createServer as createNetServer, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -111,6 +111,17 @@ async function listening(port: number): Promise<void> {
     });
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
+    await sleep(50);
+  }
+}
+
+/** Waits until the proxy routes the site on the HTTP port (site changes are followed within 250 ms). */
+async function routedTo(siteId: string): Promise<void> {
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const status = await admin.request<{ listeners: { port: number; siteIds: string[] }[] }>('GET', '/proxy/status');
+    if (status.body.listeners.some((l) => l.port === httpPort && l.siteIds.includes(siteId))) return;
+    if (Date.now() > deadline) throw new Error(`the proxy does not route ${siteId}`);
     await sleep(50);
   }
 }
@@ -486,15 +497,53 @@ describe('the reverse proxy (CNAME access)', () => {
       cname: { http: true, https: false, httpPort, originProtocol: 'http', originAddress: `127.0.0.1:${downPort}` },
     });
     expect(down.status, down.text).toBe(201);
-    const deadline = Date.now() + 3000;
-    const routed = async (): Promise<boolean> => {
-      const status = await admin.request<{ listeners: { port: number; siteIds: string[] }[] }>('GET', '/proxy/status');
-      return status.body.listeners.some((l) => l.port === httpPort && l.siteIds.includes(down.body.id));
-    };
-    while (!(await routed()) && Date.now() < deadline) await sleep(50);
+    await routedTo(down.body.id);
     const answer = await ask({ host: 'down.test', cookie: tokenFor(down.body, '127.0.0.1') });
     expect(answer.status).toBe(502);
     expect(answer.body.toString()).toContain('Bad Gateway');
+  });
+
+  it('answers 502 to an origin that sends garbage or closes at once, and cuts the client off when it stops mid-body', async () => {
+    const rawOrigin = createNetServer((socket) => {
+      socket.once('data', (data: Buffer) => {
+        const path = /^\S+ (\S+)/.exec(data.toString('latin1'))?.[1] ?? '';
+        if (path === '/garbage') socket.end('THIS IS NOT HTTP\r\n\r\n');
+        else if (path === '/close') socket.destroy();
+        else if (path === '/half') {
+          socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: 100000\r\n\r\n');
+          socket.end(Buffer.alloc(1000, 1));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => rawOrigin.listen(0, '127.0.0.1', resolve));
+    try {
+      const broken = await admin.request<SiteRecord>('POST', '/sites', {
+        name: 'broken',
+        domain: 'broken.test',
+        runMode: 'block',
+        accessMethod: 'cname',
+        cname: {
+          http: true,
+          https: false,
+          httpPort,
+          originAddress: `127.0.0.1:${(rawOrigin.address() as { port: number }).port}`,
+        },
+      });
+      expect(broken.status, broken.text).toBe(201);
+      await routedTo(broken.body.id);
+      const cookie = tokenFor(broken.body, '127.0.0.1');
+      expect((await ask({ host: 'broken.test', path: '/garbage', cookie })).status).toBe(502);
+      expect((await ask({ host: 'broken.test', path: '/close', cookie })).status).toBe(502);
+      const half = await ask({ host: 'broken.test', path: '/half', cookie }).then(
+        () => 'answered whole',
+        (error: Error) => error.message,
+      );
+      expect(half).not.toBe('answered whole');
+      // The engine goes on.
+      expect((await ask({ path: '/', cookie: tokenFor(shop, '127.0.0.1') })).status).toBe(200);
+    } finally {
+      await new Promise((resolve) => rawOrigin.close(resolve));
+    }
   });
 
   it('refuses request smuggling (Content-Length with Transfer-Encoding) and oversized heads', async () => {
