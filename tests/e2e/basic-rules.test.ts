@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestEngine, type TestEngine } from '../support/engine.ts';
+import { freePort, startTestEngine, type TestEngine } from '../support/engine.ts';
 import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
 import { SetupPage } from './pages/setup.page.ts';
 import { ShellPage } from './pages/shell.page.ts';
@@ -104,7 +104,13 @@ describe('basic rules, edition B', () => {
     ({ context, page } = await setUp(browser, engine, requests, 'secops@rampart.test'));
     api = engineApi(page, engine);
     shopId = (
-      await api.post<{ id: string }>('/sites', { name: 'Shop', domain: 'shop.example.com', accessMethod: 'cname' })
+      await api.post<{ id: string }>('/sites', {
+        name: 'Shop',
+        domain: 'shop.example.com',
+        accessMethod: 'cname',
+        // CNAME access needs an origin; the proxy's port is a free one.
+        cname: { httpPort: await freePort(), originAddress: '127.0.0.1:9' },
+      })
     ).id;
     await api.post('/sites', { name: 'Gateway', domain: 'gw.example.com', accessMethod: 'plugin' });
     rules = new RulesPage(page, new ShellPage(page));

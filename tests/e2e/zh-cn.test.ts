@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestEngine, type TestEngine } from '../support/engine.ts';
+import { freePort, startTestEngine, type TestEngine } from '../support/engine.ts';
 import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
 import { englishOn, latinWordsOn, type Finding } from './support/english-texts.ts';
 import { zhCN } from '../../renderer/i18n/zh-CN.ts';
@@ -104,7 +104,14 @@ describe('the console in Simplified Chinese', () => {
     await check('language menu');
     await page.getByText(zhCN['lang.zh-CN'], { exact: true }).click();
 
-    siteId = (await apiPost('/sites', { name: 'Shop', domain: 'shop.example.com', accessMethod: 'cname' })).id;
+    // A CNAME site over HTTP and HTTPS (its tab, certificate area and proxy state in Chinese), on free ports.
+    const cname = {
+      https: true,
+      httpPort: await freePort(),
+      httpsPort: await freePort(),
+      originAddress: '127.0.0.1:9',
+    };
+    siteId = (await apiPost('/sites', { name: 'Shop', domain: 'shop.example.com', accessMethod: 'cname', cname })).id;
     await apiPost('/sites', { name: 'Gateway', domain: 'gw.example.com', accessMethod: 'plugin' });
 
     const guest = await apiPost<{ delivery: { link: string | null } }>('/accounts', {
