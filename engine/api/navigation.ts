@@ -50,6 +50,7 @@ const MENUS: readonly MenuDef[] = [
       { id: 'enterprise.purchases', path: '/enterprise/purchases', page: 'enterprise', built: true },
       { id: 'enterprise.storage', path: '/enterprise/storage', page: 'enterprise', built: true },
       { id: 'enterprise.system', path: '/enterprise/system', page: 'enterprise', built: true },
+      { id: 'enterprise.backup', path: '/enterprise/backup', page: 'enterprise', built: true },
     ],
   },
 ];

@@ -10,6 +10,7 @@ import { overviewEn } from './overview.en.ts';
 import { ipListsEn } from './ip-lists.en.ts';
 import { systemEn } from './system.en.ts';
 import { cnameEn } from './cname.en.ts';
+import { backupEn } from './backup.en.ts';
 
 export const en = {
   ...logsEn,
@@ -20,6 +21,7 @@ export const en = {
   ...ipListsEn,
   ...systemEn,
   ...cnameEn,
+  ...backupEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

@@ -8,6 +8,7 @@ import { overviewZhCN } from './overview.zh-CN.ts';
 import { ipListsZhCN } from './ip-lists.zh-CN.ts';
 import { systemZhCN } from './system.zh-CN.ts';
 import { cnameZhCN } from './cname.zh-CN.ts';
+import { backupZhCN } from './backup.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
@@ -18,6 +19,7 @@ export const zhCN: Messages = {
   ...ipListsZhCN,
   ...systemZhCN,
   ...cnameZhCN,
+  ...backupZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',
