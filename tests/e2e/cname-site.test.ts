@@ -6,7 +6,7 @@
  * (a port another program holds) on the site page and the list, and the certificate removed after
  * the question.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,7 @@ import { ShellPage } from './pages/shell.page.ts';
 import { SitesPage } from './pages/sites.page.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
+const screenshotDir = fileURLToPath(new URL('../../dist/screenshots', import.meta.url));
 const DAY = 86_400_000;
 const DOMAIN = 'shop.example.com';
 
@@ -195,6 +196,8 @@ describe('CNAME access, edition B', () => {
     expect(await warning.textContent()).toMatch(/It expires in (9|10) days/);
     expect(await page.getByTestId('certificate-days-left').textContent()).toMatch(/^(9|10) days$/);
     expect((await site()).certificate?.state).toBe('expiring');
+    await mkdir(screenshotDir, { recursive: true });
+    await page.getByTestId('cname-tab').screenshot({ path: `${screenshotDir}/cname-tab-B.png` });
   });
 
   it('refuses a key that belongs to another certificate, saying so on the key field', async () => {
@@ -227,6 +230,7 @@ describe('CNAME access, edition B', () => {
       `HTTP port ${httpPort} not open: port ${httpPort} is in use by another program`,
     );
     expect(await status.getByTestId('certificate-state').textContent()).toMatch(/Certificate: (9|10) days left/);
+    await page.getByTestId('sites-table').screenshot({ path: `${screenshotDir}/cname-site-list-B.png` });
   });
 
   it('removes the certificate after confirming', async () => {
