@@ -8,9 +8,12 @@ import { addRecord, bucketOf, WindowKey, type WindowShape } from './window.ts';
  *
  *   [0] EMPTY / INLINE / RING / OBJECT   [1] mute   [2] last   [3] total   [4] n or list index   [5...]
  *
- * INLINE count: n (bucket, count) pairs from [5], at most 4; average: n (bucket, count, sum)
- * triples, at most 3; distinct: n (hash, bucket) pairs, each value with the newest bucket it was
- * seen in, at most 4 (the distinct count is the entries still in the window). A count or average
+ * INLINE count: n (bucket, count) pairs from [5], at most 8; average: n (bucket, count, sum)
+ * triples, at most 6; distinct: n (hash, bucket) pairs, each value with the newest bucket it was
+ * seen in, at most 16 (the distinct count is the entries still in the window). These sizes keep a
+ * typical key inline: an address seen every few seconds to minutes has a handful of buckets in a
+ * one-minute window and a dozen distinct paths in five minutes, and scanning 16 pairs in a block
+ * costs less than the object and arrays (several cache misses) it would move to. A count or average
  * key that needs more buckets moves to a RING: a circular list of its non-empty buckets in its
  * member's pool (`[4]` its index, `[5]` head, `[6]` length, `[7]` an average's running sum, `[8]`
  * its room: 16 entries, then the window's bucket count). A distinct key that needs more values moves to a WindowKey OBJECT
@@ -25,9 +28,9 @@ const LAST = 2;
 const TOTAL = 3;
 const N = 4;
 const ENTRIES = 5;
-const COUNT_ENTRIES = 4;
-const AVERAGE_ENTRIES = 3;
-const DISTINCT_ENTRIES = 4;
+const COUNT_ENTRIES = 8;
+const AVERAGE_ENTRIES = 6;
+const DISTINCT_ENTRIES = 16;
 
 /** The bucket-list pools of a count or average event (null for the others). */
 export function listPools(rt: StatefulRuntime): ListPools | null {
