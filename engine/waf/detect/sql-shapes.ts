@@ -58,11 +58,6 @@ const QUOTED_SHAPES = [
   // followed only by another operator, a comment or the end; or a call around a sub-query
   // (`' or exists(select 1)`).
   `${QUOTED}[o&]\\(*n\\((?:\\(*E|[1snv,]*\\)+(?:[o&]|c|$))`,
-  // A clause after the string: `' HAVING 1=1`, `' GROUP BY id--`, `' ORDER BY name`.
-  `${QUOTED}k\\(*[1sv][=o][1sv]`,
-  `${QUOTED}B[1n](?:[,ck]|$)`,
-  // A stacked call: `'; if (1=1) waitfor ...`, `'; sleep(5)`.
-  `${QUOTED};\\(*[fF]\\(`,
 ];
 
 /**
@@ -75,6 +70,11 @@ const QUOTED_WEAK_SHAPES = [
   `${QUOTED}&\\(*[1sv]$`,
   // Truncation: `admin'--`, `admin'#`, or a comparison then truncation: `'=0--`.
   `${QUOTED}(?:[=o][1sv]\\)*)?c`,
+  // A clause after the string: `x' HAVING 1=1`, `x' GROUP BY id--` (prose: `he said 'when 5 > 3'`).
+  `${QUOTED}k\\(*[1sv][=o][1sv]`,
+  `${QUOTED}B[1n](?:[,ck]|$)`,
+  // A stacked call: `x'; if (1=1) waitfor ...`, `x'; sleep(5)`.
+  `${QUOTED};\\(*[fF]\\(`,
 ];
 
 const BARE_RE = new RegExp(`^(?:${BARE_SHAPES.join('|')})`);
