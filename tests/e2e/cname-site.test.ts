@@ -189,6 +189,8 @@ describe('CNAME access, edition B', () => {
 
   it('warns when the certificate has 30 days or fewer left (one valid 10 days)', async () => {
     await page.getByTestId('certificate-replace').click();
+    // The keyboard goes on at the fields that opened.
+    await page.locator('#site-certificate-pem:focus').waitFor();
     await upload(files.tenDaysChain, files.tenDaysKey);
     const warning = page.getByTestId('certificate-expiring');
     await warning.waitFor();
