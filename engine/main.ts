@@ -22,7 +22,7 @@ import { AUDIT_INDEXED_FIELDS, AUDIT_LOG, AuditTrail, registerAuditHooks } from 
 import { applyPendingRestore, consoleBackup } from '#engine/backup';
 import { SearchService } from '#engine/search';
 import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
-import { buildGatewayServer, probePort } from '#engine/gateways';
+import { buildGatewayServer, gatewayTrust, probePort } from '#engine/gateways';
 import { ReverseProxy } from '#engine/proxy';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
@@ -547,6 +547,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     intel: { lookup: (ip, userAgent) => intel.lookup(ip, userAgent) },
     probe: probePort(probe, clock),
     pagesUrl: () => gatewayLoopback,
+    trustedGateway: gatewayTrust(settings.gateway.trusted, get(c, TOKENS.sites)),
     host: settings.proxy.host,
     timeouts: {
       connectMs: settings.proxy.connectTimeoutMs,

@@ -113,6 +113,8 @@ export interface SiteRecord {
   cname?: CnameRecord;
   /** CNAME access over HTTPS: the uploaded certificate chain and key (PEM), checked on upload. */
   certificate?: SiteCertificateRecord;
+  /** Plugin access: auth_request verdicts (absent: so), or every request through the inline proxy (`cname`'s port and upstream). */
+  pluginMode?: 'verdict' | 'inline';
   createdAt: number;
   updatedAt: number;
 }

@@ -35,7 +35,9 @@ export function planListeners(records: readonly SiteRecord[]): ProxyPlan {
   const ordered = records.toSorted((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   for (const record of ordered) {
     const cname = record.cname;
-    if (record.accessMethod !== 'cname' || cname === undefined || cname.originAddress === '') continue;
+    // CNAME sites, and plugin sites whose nginx passes every request through Rampart (inline mode).
+    const inline = record.accessMethod === 'plugin' && record.pluginMode === 'inline';
+    if ((record.accessMethod !== 'cname' && !inline) || cname === undefined || cname.originAddress === '') continue;
     const routed: RoutedSite = {
       id: record.id,
       domain: record.domain.toLowerCase(),
@@ -45,7 +47,8 @@ export function planListeners(records: readonly SiteRecord[]): ProxyPlan {
     };
     const wanted: [number, boolean][] = [];
     if (cname.http) wanted.push([cname.httpPort, false]);
-    if (cname.https) wanted.push([cname.httpsPort, true]);
+    // nginx ends TLS in inline mode: Rampart's port for it is plain HTTP.
+    if (cname.https && !inline) wanted.push([cname.httpsPort, true]);
     for (const [port, tls] of wanted) {
       const listener = listeners.get(port);
       if (listener === undefined) {

@@ -73,6 +73,12 @@ export interface ReverseProxyDeps {
   metrics?: { verdict(siteId: string, guardStatus: string): void };
   /** How often site changes are looked for (default 250 ms). */
   syncIntervalMs?: number;
+  /**
+   * Whether a peer is a trusted gateway (engine/gateways' gatewayTrust): a plugin site's nginx in
+   * inline mode, whose X-Rampart-Remote-Addr and X-Rampart-Scheme name the client. Never believed
+   * for CNAME sites, whose peers are the clients themselves.
+   */
+  trustedGateway?: (peer: string) => boolean;
 }
 
 export interface ListenerStatus {
@@ -426,14 +432,24 @@ export class ReverseProxy {
     });
   }
 
-  #facts(listener: Listener, req: IncomingMessage, body: Buffer | undefined): RequestFacts {
+  #facts(listener: Listener, req: IncomingMessage, body: Buffer | undefined, site?: CompiledSite): RequestFacts {
+    const peer = plainPeer(req.socket.remoteAddress);
+    // A plugin site's nginx (inline mode) says who the client is and how it came.
+    const viaGateway =
+      site?.accessMethod === 'plugin' && this.#deps.trustedGateway?.(peer) === true ? req.headers : undefined;
+    const forwardedScheme = viaGateway && header(viaGateway, 'x-rampart-scheme');
     return {
       method: req.method ?? 'GET',
-      scheme: listener.plan.tls ? 'https' : 'http',
+      scheme:
+        forwardedScheme === 'https' || forwardedScheme === 'http'
+          ? forwardedScheme
+          : listener.plan.tls
+            ? 'https'
+            : 'http',
       host: header(req.headers, 'host') ?? '',
       uri: req.url ?? '/',
       protocol: `HTTP/${req.httpVersion}`,
-      remoteAddr: plainPeer(req.socket.remoteAddress),
+      remoteAddr: (viaGateway && plainPeer(header(viaGateway, 'x-rampart-remote-addr'))) || peer,
       headers: req.headers,
       requestId: requestIdOf(req.headers['x-request-id']),
       ...(body !== undefined && body.length > 0 ? { body } : {}),
@@ -462,7 +478,7 @@ export class ReverseProxy {
       : { head: Buffer.alloc(0), ended: true };
     // Beyond the inspection limit the body is inspected in part and streamed on (ProcessPartial).
     const inspected = start.ended ? start.head : start.head.subarray(0, this.#bodyLimit);
-    const facts = this.#facts(listener, req, inspected);
+    const facts = this.#facts(listener, req, inspected, site);
     if (!start.ended) facts.bodyPartial = true;
     const { verdict, open } = this.#decide(site, facts);
     const record = (status: number, bytes: number): void => this.#record(site, facts, verdict, status, bytes, started);
@@ -497,7 +513,7 @@ export class ReverseProxy {
           ...originRequestHeaders(req.headers, {
             peer,
             srcIp: verdict.srcIp,
-            scheme: listener.plan.tls ? 'https' : 'http',
+            scheme: facts.scheme === 'https' ? 'https' : 'http',
             host: facts.host,
           }),
           'x-request-id': facts.requestId,
@@ -656,20 +672,17 @@ export class ReverseProxy {
       this.#pagesPool = new Pool(base, { connections: 32, keepAliveTimeout: 30_000 });
       this.#pagesBase = base;
     }
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(
-      originRequestHeaders(req.headers, {
-        peer: plainPeer(req.socket.remoteAddress),
-        srcIp: plainPeer(req.socket.remoteAddress),
-        scheme: listener.plan.tls ? 'https' : 'http',
-        host: header(req.headers, 'host') ?? '',
-      }),
-    )) {
-      headers[name] = value;
-    }
+    const facts = this.#facts(listener, req, undefined, site);
+    const scheme = facts.scheme === 'https' ? 'https' : 'http';
+    const headers: Record<string, string | string[]> = originRequestHeaders(req.headers, {
+      peer: plainPeer(req.socket.remoteAddress),
+      srcIp: facts.remoteAddr,
+      scheme,
+      host: facts.host,
+    });
     headers['x-rampart-site'] = site.id;
-    headers['x-rampart-remote-addr'] = plainPeer(req.socket.remoteAddress);
-    headers['x-rampart-scheme'] = listener.plan.tls ? 'https' : 'http';
+    headers['x-rampart-remote-addr'] = facts.remoteAddr;
+    headers['x-rampart-scheme'] = scheme;
     const abort = new AbortController();
     res.once('close', () => {
       if (!res.writableFinished) abort.abort();
@@ -711,7 +724,7 @@ export class ReverseProxy {
       rawAnswer(socket, 421, PAGE_TEXT.noSite[0], PAGE_TEXT.noSite[1]);
       return;
     }
-    const facts = this.#facts(listener, req, undefined);
+    const facts = this.#facts(listener, req, undefined, target.site);
     const { verdict } = this.#decide(target.site, facts);
     const status = verdict.action === 'pass' ? 405 : verdict.status;
     this.#record(target.site, facts, verdict, status, 0, started);
@@ -732,7 +745,7 @@ export class ReverseProxy {
       return;
     }
     const { routed, site } = target;
-    const facts = this.#facts(listener, req, undefined);
+    const facts = this.#facts(listener, req, undefined, site);
     const { verdict } = this.#decide(site, facts);
     if (verdict.action !== 'pass') {
       this.#record(site, facts, verdict, verdict.status, 0, started);
@@ -742,7 +755,7 @@ export class ReverseProxy {
     const headers = originRequestHeaders(req.headers, {
       peer: facts.remoteAddr,
       srcIp: verdict.srcIp,
-      scheme: listener.plan.tls ? 'https' : 'http',
+      scheme: facts.scheme === 'https' ? 'https' : 'http',
       host: facts.host,
     });
     this.#pool(routed)

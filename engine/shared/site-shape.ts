@@ -32,6 +32,12 @@ export const LIST_MODES = ['all', 'only_listed', 'except_listed'] as const;
 export const SOURCE_IP_MODES = ['default', 'x_real_ip', 'xff', 'custom'] as const;
 export const XFF_MODES = ['leftmost', 'filter', 'rightmost'] as const;
 export const ORIGIN_PROTOCOLS = ['http', 'https'] as const;
+/**
+ * How a plugin site's nginx asks Rampart: `verdict` (auth_request: the head only, no body path) or
+ * `inline` (nginx passes every request through Rampart's reverse proxy, which inspects the body
+ * and forwards to the upstream in `cname`).
+ */
+export const PLUGIN_MODES = ['verdict', 'inline'] as const;
 
 const oneOf = (values: readonly string[]): string =>
   `must be ${values.slice(0, -1).join(', ')} or ${values[values.length - 1] ?? ''}`;
@@ -205,6 +211,7 @@ export const siteInputSchema = z
       .default({ enabled: false, scanner: true, scriptTool: true, otherCrawler: false }),
     powDifficulty: z.number().int().min(0).max(24, 'must be at most 24 bits').default(0),
     cname: cnameSchema.default(DEFAULT_CNAME),
+    pluginMode: z.enum(PLUGIN_MODES, { error: oneOf(PLUGIN_MODES) }).default('verdict'),
   })
   .strict();
 
@@ -269,6 +276,7 @@ export const siteSettingsView = z.object({
     originAddress: z.string(),
     originVerifyTls: z.boolean(),
   }),
+  pluginMode: z.enum(PLUGIN_MODES),
 });
 
 export const siteGlobalInputSchema = z

@@ -174,7 +174,12 @@ export class SitesService {
       (n) => (n === 1 ? ' (copy)' : ` (copy ${n})`),
     );
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = source;
-    return this.create({ ...settings, cname: source.cname ?? DEFAULT_CNAME, name });
+    return this.create({
+      ...settings,
+      cname: source.cname ?? DEFAULT_CNAME,
+      pluginMode: source.pluginMode ?? 'verdict',
+      name,
+    });
   }
 
   async remove(id: string): Promise<void> {
@@ -295,6 +300,15 @@ export class SitesService {
     }
     if (this.#deps.edition === 'B' && record.accessMethod === 'pluginless') {
       problem('accessMethod', 'edition B offers cname, plugin and bypass access');
+    }
+    if (record.accessMethod === 'plugin' && record.pluginMode === 'inline' && record.cname) {
+      if (record.cname.originAddress === '') {
+        problem(
+          'cname.originAddress',
+          'is required when requests pass through Rampart (the upstream nginx passed them to)',
+        );
+      }
+      if (!record.cname.http) problem('cname.http', "is the inline proxy's port: it must be on");
     }
     if (record.accessMethod === 'cname' && record.cname) {
       const cname = record.cname;

@@ -42,6 +42,7 @@ function withStatus(sites: SitesService, site: SiteRecord) {
   return {
     ...settings,
     cname: settings.cname ?? DEFAULT_CNAME,
+    pluginMode: settings.pluginMode ?? 'verdict',
     status: sites.status(site.id),
     certificate: certificate ? describeCertificate(certificate, Date.now()) : null,
   };
@@ -135,7 +136,12 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
       const { id: _id, createdAt: _c, updatedAt: _u, certificate: _t, ...settings } = sites.get(params.id);
       return withStatus(
         sites,
-        await sites.update(params.id, { ...settings, cname: settings.cname ?? DEFAULT_CNAME, antiBot: body }),
+        await sites.update(params.id, {
+          ...settings,
+          cname: settings.cname ?? DEFAULT_CNAME,
+          pluginMode: settings.pluginMode ?? 'verdict',
+          antiBot: body,
+        }),
       );
     }),
     bindRoute(getSiteGlobal, ({ caller, reply }) => globalViewFor(caller, sites.global(), reply)),
