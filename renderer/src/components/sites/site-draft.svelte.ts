@@ -176,6 +176,7 @@ export class SiteDraft {
   antiBot = $state<AntiBot>({ ...SITE_DEFAULTS.antiBot });
   powDifficulty = $state<number | null>(SITE_DEFAULTS.powDifficulty);
   cname = $state<CnameDraft>({ ...SITE_DEFAULTS.cname });
+  pluginMode = $state<SiteView['pluginMode']>(SITE_DEFAULTS.pluginMode);
   #baseline = $state('');
 
   constructor(edition: Edition, site?: SiteView) {
@@ -209,6 +210,7 @@ export class SiteDraft {
     this.antiBot = { ...site.antiBot };
     this.powDifficulty = site.powDifficulty;
     this.cname = { ...site.cname };
+    this.pluginMode = site.pluginMode;
     this.#baseline = this.#snapshot();
   }
 
@@ -287,6 +289,7 @@ export class SiteDraft {
         httpsPort: this.cname.httpsPort ?? SITE_DEFAULTS.cname.httpsPort,
         originAddress: this.cname.originAddress.trim(),
       },
+      pluginMode: this.pluginMode,
     };
     // An empty page content is left out: the engine fills in its default page.
     if (this.blockContent.trim() !== '') input.blockContent = this.blockContent;
