@@ -137,11 +137,15 @@ class Finder implements HtmlSink {
     // The value the input started inside (no name of its own) is judged whole by isScriptUrl.
     if (nameEnd === nameStart) return false;
     // What the browser reads: references decoded (`javascript&colon;`), tabs and newlines dropped.
-    const value = decodedUrl(s, valueStart, valueEnd, 64);
-    if (SCRIPT_SCHEME.test(value)) return true;
     const local = name.includes(':') ? name.slice(name.lastIndexOf(':') + 1) : name;
     if (local === 'srcdoc') return true;
-    if (URL_ATTRIBUTES.has(local) && ACTIVE_DATA.test(value)) return true;
+    if (URL_ATTRIBUTES.has(local)) {
+      // A scheme matters only where the value is fetched or navigated to: `title="JavaScript: the
+      // good parts"` is text. (Elements whose other attributes can hold URLs, such as meta's
+      // content or param's value, are flagged by their tag.)
+      const value = decodedUrl(s, valueStart, valueEnd, 64);
+      if (SCRIPT_SCHEME.test(value) || ACTIVE_DATA.test(value)) return true;
+    }
     if (local === 'values' && SCRIPT_IN_LIST.test(decodedUrl(s, valueStart, valueEnd, 1024))) return true;
     if (local === 'style') return STYLE_SCRIPT.test(withoutCssComments(decodedUrl(s, valueStart, valueEnd, 4096)));
     return false;

@@ -421,6 +421,8 @@ const MARKUP = [
   '<a href="https://example.com/?a=1&amp;b=2&amp;lang=javascript">x</a>',
   '<a href="/wiki/JavaScript:_The_Good_Parts">book</a>',
   '<p title="ratio 1&colon;2">x</p>',
+  '<a title="JavaScript: The Good Parts" href="/books/1">book</a>',
+  '<img alt="vbscript: a guide" src="/cover.png">',
   '<img src="/img/a.png" alt="Tom &amp; Jerry">',
   '<span style="font-family: Arial; /* brand */ color: #333">x</span>',
   '<?xml version="1.0" encoding="UTF-8"?><note><to>Tove</to></note>',
