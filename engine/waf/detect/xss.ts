@@ -136,13 +136,13 @@ class Finder implements HtmlSink {
     }
     // The value the input started inside (no name of its own) is judged whole by isScriptUrl.
     if (nameEnd === nameStart) return false;
-    // What the browser reads: references decoded (`javascript&colon;`), tabs and newlines dropped.
     const local = name.includes(':') ? name.slice(name.lastIndexOf(':') + 1) : name;
     if (local === 'srcdoc') return true;
     if (URL_ATTRIBUTES.has(local)) {
       // A scheme matters only where the value is fetched or navigated to: `title="JavaScript: the
       // good parts"` is text. (Elements whose other attributes can hold URLs, such as meta's
-      // content or param's value, are flagged by their tag.)
+      // content or param's value, are flagged by their tag.) What the browser reads: references
+      // decoded (`javascript&colon;`), tabs and newlines dropped.
       const value = decodedUrl(s, valueStart, valueEnd, 64);
       if (SCRIPT_SCHEME.test(value) || ACTIVE_DATA.test(value)) return true;
     }
