@@ -465,6 +465,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       append: (log, record) => logStore.append(log, record),
       config: () => configStore.data,
       ban: (id) => bans.get(id),
+      linkAccount: (token) => accounts.linkAccountId(token),
       clock: get(c, TOKENS.clock),
       logger,
     }),

@@ -371,6 +371,15 @@ export class AccountService {
     return { purpose: link.purpose, email: account.email, expiresAt: link.expiresAt };
   }
 
+  /** The account an e-mailed link belongs to, while the link is usable (the audit trail names who used it). */
+  linkAccountId(token: string): string | undefined {
+    try {
+      return this.#resolveLink(token).account.id;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Uses a link once: sets the password and, for an activation link, activates the account. */
   async completeLink(token: string, password: string): Promise<AccountRecord> {
     const { link } = this.#resolveLink(token);

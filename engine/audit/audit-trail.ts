@@ -74,6 +74,8 @@ export interface PendingCall {
   readonly spec: SubjectSpec | undefined;
   resource: string;
   attempted: string;
+  /** The account of the e-mailed link the call uses (found before the link is spent). */
+  linkAccount: string;
   /** Unmasked until the record is built (changed_fields compares the real values). */
   before: unknown;
 }
@@ -121,6 +123,7 @@ export class AuditTrail {
       spec: SUBJECTS[start.operationId],
       resource: typeof named === 'string' ? named.slice(0, 200) : '',
       attempted: '',
+      linkAccount: '',
       before: undefined,
     };
   }
@@ -131,6 +134,7 @@ export class AuditTrail {
     if (field !== undefined) {
       const named = text(at(body, field)).slice(0, 254);
       if (call.start.operationId === 'signIn') call.attempted = named;
+      else if (call.spec?.id.from === 'link') call.linkAccount = this.#deps.linkAccount?.(text(at(body, field))) ?? '';
       else call.resource = named;
     }
     const ref = this.#ref(call, undefined);
@@ -158,7 +162,7 @@ export class AuditTrail {
       start.actor ??
       (typeof signedInTo === 'object' && signedInTo !== null
         ? { id: text(at(signedInTo, 'id')), name: text(at(signedInTo, 'email')), role: text(at(signedInTo, 'role')) }
-        : undefined);
+        : this.#linkHolder(call));
     const ref = this.#ref(call, answer);
     const entry: AuditEntry = {
       _timestamp: call.at,
@@ -204,6 +208,9 @@ export class AuditTrail {
       case 'caller':
         id = start.actor?.id ?? '';
         break;
+      case 'link':
+        id = call.linkAccount;
+        break;
       case 'response':
         id = text(at(answer, spec.id.path));
         break;
@@ -212,6 +219,13 @@ export class AuditTrail {
     const ref: SubjectRef = { kind: spec.kind, id };
     if (spec.siteParam !== undefined) ref.siteId = text(start.params[spec.siteParam]);
     return ref;
+  }
+
+  /** Whoever holds an e-mailed link acts as its account (the link was sent to that address). */
+  #linkHolder(call: PendingCall): Actor | undefined {
+    if (!call.linkAccount) return undefined;
+    const account = this.#deps.config().accounts.find((a) => a.id === call.linkAccount);
+    return account ? { id: account.id, name: account.email, role: account.role } : undefined;
   }
 
   #read(ref: SubjectRef): unknown {

@@ -30,7 +30,11 @@ export type SubjectKind = (typeof SUBJECT_KINDS)[number];
  * global configuration).
  */
 export type SubjectId =
-  { from: 'param'; name: string } | { from: 'caller' } | { from: 'response'; path: string } | { from: 'none' };
+  | { from: 'param'; name: string }
+  | { from: 'caller' }
+  | { from: 'response'; path: string }
+  | { from: 'link' }
+  | { from: 'none' };
 
 export interface SubjectSpec {
   kind: SubjectKind;
@@ -61,6 +65,8 @@ const single: SubjectId = { from: 'none' };
 /** The object each changing operation works on. */
 export const SUBJECTS: Readonly<Record<string, SubjectSpec>> = {
   completeSetup: { kind: 'account', id: created('account.id') },
+  // An e-mailed link: the account it belongs to (its token is read to find it, never stored).
+  completeLink: { kind: 'account', id: { from: 'link' } },
   changeMyPassword: { kind: 'account', id: { from: 'caller' } },
   createAccount: { kind: 'account', id: created('account.id') },
   deleteAccount: { kind: 'account', id: param() },
@@ -108,13 +114,15 @@ export const SUBJECTS: Readonly<Record<string, SubjectSpec>> = {
 };
 
 /**
- * Body fields that name what an operation without a subject works on (the log exported or purged,
- * the e-mail a sign-in tried). Only these are read from a body; a body is never stored.
+ * Body fields that name what an operation works on (the log exported or purged, the e-mail a sign-in
+ * tried, the token of an e-mailed link, which is only looked up). Only these are read from a body;
+ * a body is never stored.
  */
 export const RESOURCE_FROM_BODY: Readonly<Record<string, string>> = {
   exportLogs: 'log',
   purgeLogs: 'log',
   signIn: 'email',
+  completeLink: 'token',
 };
 
 const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -13,6 +13,8 @@ export interface SubjectRef {
 export interface SubjectSources {
   config(): Readonly<ConfigDocument>;
   ban(id: string): unknown;
+  /** The account an e-mailed link's token belongs to, while the link is usable. */
+  linkAccount?(token: string): string | undefined;
 }
 
 /**

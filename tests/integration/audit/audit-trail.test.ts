@@ -132,7 +132,8 @@ beforeAll(async () => {
     expect(created.status).toBe(201);
     accountIds[role] = created.body.account.id;
     const token = new URL(TestSmtpServer.linkIn(await smtp.waitFor(`${role}@example.com`))).searchParams.get('token');
-    const done = await call('anonymous', 'completeLink', 'POST', '/links/complete', {
+    // The link's holder acts as its account: the record names it, and its activation is the change.
+    const done = await call(role, 'completeLink', 'POST', '/links/complete', {
       body: { token, password: role === 'user' ? USER_PASSWORD : PASSWORD },
     });
     expect(done.status).toBe(204);
@@ -499,7 +500,7 @@ describe('the audit trail', () => {
       const expected = calls[i]!;
       const who = expected.who === 'anonymous' ? undefined : expected.who;
       const want = {
-        account_id: who && expected.operationId !== 'completeLink' ? accountIds[who] : '',
+        account_id: who ? accountIds[who] : '',
         method: expected.method,
         route: `/api/v1${expected.route}`,
         outcome: expected.status < 400 ? 'success' : 'failure',
@@ -546,6 +547,14 @@ describe('the audit trail', () => {
     expect(deleted.after).toBeUndefined();
     const rotated = records.find((r) => r.action === 'rotateAccessKey')!;
     expect(rotated.changed_fields).toEqual(['accessKey']);
+    const activation = records.find((r) => r.action === 'completeLink')!;
+    expect(activation).toMatchObject({
+      account: 'user@example.com',
+      resource_kind: 'account',
+      before: { activated: false, passwordHash: null },
+      after: { activated: true, passwordHash: '[masked]' },
+    });
+    expect(activation.changed_fields).toEqual(expect.arrayContaining(['activated', 'passwordHash']));
     const refusedSignIn = records.find((r) => r.action === 'signIn' && r.status === 401)!;
     expect(refusedSignIn).toMatchObject({
       account: 'user@example.com',
