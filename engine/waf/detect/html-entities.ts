@@ -107,6 +107,17 @@ function reference(s: string, at: number, end: number): number {
  * characters and spaces dropped, lower case; at most `max` characters.
  */
 export function decodedUrl(s: string, start: number, end: number, max: number): string {
+  // Most values have nothing to decode, drop or fold: one slice, no per-character building.
+  const stop = Math.min(end, start + max);
+  let clean = true;
+  for (let i = start; i < stop; i++) {
+    const c = s.charCodeAt(i);
+    if (c <= 0x20 || c === 0x26 || c === 0x7f || (c >= 0x41 && c <= 0x5a)) {
+      clean = false;
+      break;
+    }
+  }
+  if (clean) return s.slice(start, stop);
   let out = '';
   let p = start;
   while (p < end && out.length < max) {

@@ -191,7 +191,7 @@ export function detectXssIn(s: string): boolean {
   const lt = s.includes('<');
   const eq = s.includes('=');
   if (lt && scan(s, 'data')) return true;
-  if (mayOpenWithScheme(s) && isScriptUrl(s)) return true;
+  if (mayOpenWithScheme(s) && (s.includes(':') || s.includes('&')) && isScriptUrl(s)) return true;
   if (!eq && !lt) return false;
   if (s.includes('"') && scan(s, 'double')) return true;
   if (s.includes("'") && scan(s, 'single')) return true;
