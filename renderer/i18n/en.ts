@@ -11,6 +11,7 @@ import { ipListsEn } from './ip-lists.en.ts';
 import { systemEn } from './system.en.ts';
 import { cnameEn } from './cname.en.ts';
 import { backupEn } from './backup.en.ts';
+import { inlineEn } from './inline.en.ts';
 
 export const en = {
   ...logsEn,
@@ -22,6 +23,7 @@ export const en = {
   ...systemEn,
   ...cnameEn,
   ...backupEn,
+  ...inlineEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

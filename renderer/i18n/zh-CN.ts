@@ -9,6 +9,7 @@ import { ipListsZhCN } from './ip-lists.zh-CN.ts';
 import { systemZhCN } from './system.zh-CN.ts';
 import { cnameZhCN } from './cname.zh-CN.ts';
 import { backupZhCN } from './backup.zh-CN.ts';
+import { inlineZhCN } from './inline.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
@@ -20,6 +21,7 @@ export const zhCN: Messages = {
   ...systemZhCN,
   ...cnameZhCN,
   ...backupZhCN,
+  ...inlineZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',

@@ -249,6 +249,11 @@ export class SiteDraft {
 
   /** A field of the CNAME tab: shown for CNAME access, a port with its protocol, TLS checks for an HTTPS origin. */
   #showsCname(field: string): boolean {
+    // A plugin site in inline mode: Rampart's port for it and the upstream (nginx keeps TLS).
+    if (this.accessMethod === 'plugin' && this.pluginMode === 'inline') {
+      if (field === 'cname.originVerifyTls') return this.cname.originProtocol === 'https';
+      return !['cname.https', 'cname.httpsPort'].includes(field);
+    }
     if (this.edition !== 'B' || this.accessMethod !== 'cname') return false;
     if (field === 'cname.httpPort') return this.cname.http;
     if (field === 'cname.httpsPort') return this.cname.https;
