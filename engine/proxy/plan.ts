@@ -45,6 +45,12 @@ export function planListeners(records: readonly SiteRecord[]): ProxyPlan {
       originVerifyTls: cname.originVerifyTls,
       certificate: record.certificate ?? null,
     };
+    if (!inline && cname.https && routed.certificate === null) {
+      problems.push({
+        siteId: record.id,
+        message: 'HTTPS is on but no certificate is uploaded: handshakes for the site are refused',
+      });
+    }
     const wanted: [number, boolean][] = [];
     if (cname.http) wanted.push([cname.httpPort, false]);
     // nginx ends TLS in inline mode: Rampart's port for it is plain HTTP.

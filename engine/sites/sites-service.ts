@@ -143,6 +143,11 @@ export class SitesService {
    */
   async setCertificate(id: string, input: { certificate: string; key: string }): Promise<SiteRecord> {
     const site = this.get(id);
+    if (site.accessMethod !== 'cname') {
+      throw new RampartError('VALIDATION_FAILED', 'accessMethod: a certificate is for CNAME-access sites', {
+        field: 'accessMethod',
+      });
+    }
     const checked = checkSiteCertificate(input, site.domain, this.#deps.clock.now());
     return this.#deps.store.update((doc) => {
       const record = doc.sites.find((s) => s.id === id);

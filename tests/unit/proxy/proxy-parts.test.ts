@@ -121,6 +121,9 @@ describe('planListeners', () => {
       [443, true, ['a', 'b']],
     ]);
     expect(plan.problems).toEqual([
+      { siteId: 'a', message: 'HTTPS is on but no certificate is uploaded: handshakes for the site are refused' },
+      { siteId: 'b', message: 'HTTPS is on but no certificate is uploaded: handshakes for the site are refused' },
+      { siteId: 'c', message: 'HTTPS is on but no certificate is uploaded: handshakes for the site are refused' },
       { siteId: 'c', message: 'port 80 already serves HTTP for another site' },
       { siteId: 'd', message: 'another site serves a.test on port 80' },
     ]);
