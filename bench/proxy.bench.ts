@@ -22,7 +22,8 @@
  * the one nginx worker). The three take turns, BENCH_HTTP_ROUNDS runs each of BENCH_SECONDS, and each
  * figure is over all its runs, so a machine that speeds up or slows down moves them alike.
  * `proxy_p99_ms` is autocannon's latency p99 through Rampart at a fixed BENCH_P99_RATE requests per
- * second over 16 connections.
+ * second over 16 connections. `proxy_rps_per_core_rules_off` is Rampart again with the 12 basic-rule
+ * groups off (once, after the rounds): the proxy's cost besides the rules.
  *
  * BENCH_PROFILE=<dir> writes the engine's CPU profile there (see bench/support.ts).
  */
@@ -162,6 +163,7 @@ function workersOf(nginx: TestNginx): number[] {
 
 let results: { side: Side; measured: Measured }[] | undefined;
 let p99ms: number | undefined;
+let rulesOff: Measured | undefined;
 try {
   // The origin: nginx serving the page for every path (a POST answered like a GET).
   const www = join(dir, 'www');
@@ -297,8 +299,14 @@ ${NGINX_PROXY}
   const sides: Side[] = [
     { name: 'nginx', url: `http://127.0.0.1:${plainPort}`, cpu: sum(workersOf(plain)), total: empty() },
     { name: 'nginx + ModSecurity', url: `http://127.0.0.1:${modsecPort}`, cpu: sum(workersOf(modsec)), total: empty() },
-    { name: 'Rampart', url: `http://127.0.0.1:${proxyPort}`, cpu: () => cpuSeconds(enginePid), total: empty() },
   ];
+  const rampartSide: Side = {
+    name: 'Rampart',
+    url: `http://127.0.0.1:${proxyPort}`,
+    cpu: () => cpuSeconds(enginePid),
+    total: empty(),
+  };
+  sides.push(rampartSide);
   const load = (url: string, overallRate?: number) =>
     autocannon({
       url,
@@ -318,6 +326,7 @@ ${NGINX_PROXY}
       failed: result['5xx'] + result.errors + result.timeouts,
     };
   };
+  await idle(enginePid); // the site's rules compiled
   for (const side of sides) await load(side.url); // warm-up (JIT, pools)
   // The three take turns so a change in the machine's speed weighs on every side alike.
   for (let round = 0; round < HTTP_ROUNDS; round++) {
@@ -327,15 +336,44 @@ ${NGINX_PROXY}
     }
   }
   results = sides.map((side) => ({ side, measured: side.total }));
-  const latency = await load(sides[2]?.url ?? '', P99_RATE);
+  const latency = await load(rampartSide.url, P99_RATE);
   p99ms = latency.latency.p99;
   console.log(
     `# latency run: ${P99_RATE} requests/s over ${CONNECTIONS} connections, ${latency.requests.total} requests, p50 ${latency.latency.p50} ms`,
   );
+  // The same requests with the 12 rule groups off: what the proxy costs besides the rules (HTTP both
+  // ways, undici, the rest of the pipeline, the access log). Measured once, after the rounds, and
+  // once the engine is quiet (each change builds the site's rules anew on the engine's thread).
+  const changing = performance.now();
+  for (const group of ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012']) {
+    await admin.request('PUT', `/sites/${site.body.id}/basic-rules/groups/${group}`, {
+      enabled: false,
+      level: 'loose',
+    });
+  }
+  const changed = (performance.now() - changing) / 1000;
+  const quiet = await idle(enginePid);
+  console.log(
+    `# rule groups off: the 12 changes took ${changed.toFixed(1)} s, then the engine was busy ${quiet.toFixed(1)} s`,
+  );
+  await load(rampartSide.url);
+  rulesOff = await measure(rampartSide);
 } finally {
   await engine?.stop();
   for (const nginx of nginxes) await nginx.stop();
   await rm(dir, { recursive: true, force: true });
+}
+
+/** Waits until a process uses under 5% of a core over half a second; answers how long that took. */
+async function idle(pid: number): Promise<number> {
+  const started = performance.now();
+  let cpu = cpuSeconds(pid);
+  for (;;) {
+    await sleep(500);
+    const now = cpuSeconds(pid);
+    if (now - cpu < 0.025 || performance.now() - started > 120_000) return (performance.now() - started) / 1000;
+    cpu = now;
+  }
 }
 
 /** Polls the proxy's status until the site's port listens (the proxy follows site changes every 250 ms). */
@@ -354,7 +392,8 @@ async function proxyListening(admin: ApiClient, port: number): Promise<void> {
   }
 }
 
-if (results === undefined || p99ms === undefined) throw new Error('the benchmark did not finish');
+if (results === undefined || p99ms === undefined || rulesOff === undefined)
+  throw new Error('the benchmark did not finish');
 const perCore = (m: Measured): number => m.requests / m.cpu;
 for (const { side, measured } of results) {
   console.log(
@@ -369,3 +408,4 @@ line('nginx_proxy_rps_per_core', perCore(nginx), 'req/s', 0);
 line('nginx_modsecurity_rps_per_core', perCore(modsec), 'req/s', 0);
 line('proxy_vs_nginx_modsecurity_ratio', perCore(rampart) / perCore(modsec), '', 2);
 line('proxy_vs_nginx_ratio', perCore(rampart) / perCore(nginx), '', 2);
+line('proxy_rps_per_core_rules_off', perCore(rulesOff), 'req/s', 0);
