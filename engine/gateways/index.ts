@@ -17,6 +17,8 @@ export { probePort, PROBE_SCRIPT_PATH, REPORT_PATH } from './probe-port.ts';
 export { pluginBundle, DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';
 export { caddyBundle } from './caddy-bundle.ts';
 export { haproxyBundle } from './haproxy-bundle.ts';
+export { traefikBundle, traefikMiddlewareName } from './traefik-bundle.ts';
+export { envoyBundle } from './envoy-bundle.ts';
 export type { BundleInput } from './nginx-bundle.ts';
 export { nodeGatewayBundle, nodeGatewayCode } from './node-gateway-bundle.ts';
 export type { NodeGatewayBundleInput } from './node-gateway-bundle.ts';
@@ -31,6 +33,8 @@ export {
   markdownText,
   caddyString,
   quotedPlainWord,
+  yamlString,
+  envoyHeaderValue,
 } from './escape.ts';
 export type { TarEntry } from './tar.ts';
 export { gatewayTrust, DEFAULT_TRUSTED_GATEWAYS } from './gateway-trust.ts';

@@ -243,11 +243,11 @@ export const downloadSitePlugin = defineContract({
   path: '/sites/:id/plugin',
   operationId: 'downloadSitePlugin',
   summary:
-    'Download the plugin bundle of a plugin-access site (.tar.gz): the nginx plugin, with gateway=node the Node gateway middleware, with gateway=caddy or haproxy the Caddy or HAProxy plugin',
+    'Download the plugin bundle of a plugin-access site (.tar.gz): the nginx plugin, with gateway=node the Node gateway middleware, with gateway=caddy, haproxy, traefik or envoy the Caddy, HAProxy, Traefik or Envoy plugin',
   tag: 'sites',
   access: MANAGERS,
   params: idParams,
-  query: z.object({ gateway: z.enum(['nginx', 'node', 'caddy', 'haproxy']).optional() }).strict(),
+  query: z.object({ gateway: z.enum(['nginx', 'node', 'caddy', 'haproxy', 'traefik', 'envoy']).optional() }).strict(),
   produces: 'download',
   downloadType: 'application/gzip',
 });

@@ -2,7 +2,15 @@ import { checkGatewayAddress, describeCertificate, type SitesService } from '#en
 import type { FastifyReply } from 'fastify';
 import type { SiteRecord, SiteGlobalRecord } from '#engine/config-store';
 import { DEFAULT_CNAME, RampartError } from '#engine/shared';
-import { caddyBundle, haproxyBundle, nodeGatewayBundle, nodeGatewayCode, pluginBundle } from '#engine/gateways';
+import {
+  caddyBundle,
+  envoyBundle,
+  haproxyBundle,
+  nodeGatewayBundle,
+  nodeGatewayCode,
+  pluginBundle,
+  traefikBundle,
+} from '#engine/gateways';
 import { bindRoute, type AnyRoute, type Caller } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
@@ -90,8 +98,11 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
         });
         return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
       }
-      if (query.gateway === 'caddy' || query.gateway === 'haproxy') {
-        const bundle = (query.gateway === 'caddy' ? caddyBundle : haproxyBundle)({
+      if (query.gateway !== undefined && query.gateway !== 'nginx') {
+        const make = { caddy: caddyBundle, haproxy: haproxyBundle, traefik: traefikBundle, envoy: envoyBundle }[
+          query.gateway
+        ];
+        const bundle = make({
           site,
           accessKey: sites.global().accessKey,
           engineAddress: sites.gatewayAddress().address,
