@@ -422,6 +422,8 @@ export const en = {
   'siteOps.downloadNode': 'Download Node gateway',
   'siteOps.downloadCaddy': 'Download Caddy plugin',
   'siteOps.downloadHaproxy': 'Download HAProxy plugin',
+  'siteOps.downloadTraefik': 'Download Traefik plugin',
+  'siteOps.downloadEnvoy': 'Download Envoy plugin',
   'siteOps.antiBot': 'Anti-bot rules',
   'siteOps.refresh': 'Refresh status',
   'siteOps.copied': '{name} copied as {copy}.',

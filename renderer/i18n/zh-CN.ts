@@ -404,6 +404,8 @@ export const zhCN: Messages = {
   'siteOps.downloadNode': '下载 Node 网关',
   'siteOps.downloadCaddy': '下载 Caddy 插件',
   'siteOps.downloadHaproxy': '下载 HAProxy 插件',
+  'siteOps.downloadTraefik': '下载 Traefik 插件',
+  'siteOps.downloadEnvoy': '下载 Envoy 插件',
   'siteOps.antiBot': '反爬虫规则',
   'siteOps.refresh': '刷新状态',
   'siteOps.copied': '已将 {name} 复制为 {copy}。',
