@@ -41,7 +41,7 @@ export function verdictConvention(url: string): VerdictConvention | undefined {
  * The address the gateway appended last to X-Forwarded-For: the peer it received the request from.
  * (Earlier entries came from the client or proxies before it, and say nothing a gateway checked.)
  */
-function lastForwardedFor(headers: Headers): string | undefined {
+export function lastForwardedFor(headers: Headers): string | undefined {
   const raw = headers['x-forwarded-for'];
   const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   if (value === undefined) return undefined;

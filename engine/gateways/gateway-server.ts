@@ -32,7 +32,13 @@ import { serveVerdictConnection, HEAD_LIMIT, type VerdictAnswer } from './verdic
 import { gatewayTrust, plainAddress } from './gateway-trust.ts';
 import { AccessMerge, DEFAULT_MAX_PENDING, DEFAULT_MERGE_WAIT_MS, type AccessRecord } from './access-merge.ts';
 import { GatewayLogPort, loneAccessRecord } from './gateway-log-port.ts';
-import { conventionFacts, conventionStatus, verdictConvention, type VerdictConvention } from './forward-auth.ts';
+import {
+  conventionFacts,
+  conventionStatus,
+  lastForwardedFor,
+  verdictConvention,
+  type VerdictConvention,
+} from './forward-auth.ts';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -478,7 +484,14 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
   /** The unauthenticated routes believe X-Rampart-Remote-Addr, X-Rampart-Scheme and Host only from a gateway. */
   const factsOf = (request: FastifyRequest): RequestFacts => {
     const facts = factsFrom(request.headers, request.method, request.ip);
-    return isGateway(request.ip) ? facts : { ...facts, remoteAddr: plainAddress(request.ip), scheme: 'http', host: '' };
+    if (!isGateway(request.ip)) return { ...facts, remoteAddr: plainAddress(request.ip), scheme: 'http', host: '' };
+    // A gateway that cannot name the client in X-Rampart-Remote-Addr (Traefik's headers middleware
+    // writes fixed values only) appended it last to X-Forwarded-For, as the verdict path reads it.
+    if (header(request.headers, 'x-rampart-remote-addr') === undefined) {
+      const forwarded = lastForwardedFor(request.headers);
+      if (forwarded !== undefined) return { ...facts, remoteAddr: forwarded };
+    }
+    return facts;
   };
 
   // nginx's access-log lines (the gateway log port) complete the records of verdicts asked by the

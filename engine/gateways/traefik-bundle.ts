@@ -133,13 +133,10 @@ Middleware for the site's router: ${name}
 2. Put the middleware ${name} first on the router that serves ${domain}: in a file-provider router,
    \`middlewares: [...]\`; with Docker labels,
    \`traefik.http.routers.<router>.middlewares=<the name above>,<its other middlewares>\`.
-3. In the Rampart console, set the site's **Source IP** to **X-Forwarded-For, rightmost address** (or
-   X-Real-IP). The probe's report gets its token bound to the visitor's address; Rampart's page
-   routes take that address from X-Rampart-Remote-Addr only, a header Traefik cannot fill from the
-   request (its headers middleware writes fixed values), so with the default setting the token would
-   be bound to Traefik's own address, fail at the next verdict, and visitors would meet the reload
-   page again and again. Both Traefik's forwardAuth request and its proxied page requests carry the
-   visitor's address as the last X-Forwarded-For entry and as X-Real-IP.
+3. Keep the site's **Source IP** setting at its default: Traefik cannot fill X-Rampart-Remote-Addr
+   (its headers middleware writes fixed values), so Rampart takes the visitor's address from the
+   last X-Forwarded-For entry Traefik appends, on the verdict and on the probe's pages alike, from
+   trusted gateways only.
 4. Run \`rampart-keeper.sh ${INSTALL_DIR}/config.json\` as a service (it needs curl) so the console
    shows the gateway as connected. Rampart believes the client address, scheme and host that Traefik
    sends only from trusted gateways: loopback, the addresses in \`RAMPART_GATEWAY_TRUSTED\`, and

@@ -80,6 +80,22 @@ describe("a gateway's word on the client", () => {
     expect(String(res.headers['set-cookie'])).toContain('Secure');
   });
 
+  it('is the last X-Forwarded-For entry from a gateway that cannot send X-Rampart-Remote-Addr (Traefik), and only from a gateway', async () => {
+    const forwarded = {
+      'x-rampart-site': siteId,
+      'x-forwarded-for': '198.51.100.1, 203.0.113.9',
+      host: 'shop.example.com',
+    };
+    expect(
+      (await call('POST', '/_rampart/report', { from: '127.0.0.2', headers: forwarded, body: HUMAN })).status,
+    ).toBe(200);
+    expect(await lastDetection()).toMatchObject({ src_ip: '203.0.113.9' });
+    expect(
+      (await call('POST', '/_rampart/report', { from: '127.0.0.1', headers: forwarded, body: HUMAN })).status,
+    ).toBe(200);
+    expect(await lastDetection()).toMatchObject({ src_ip: '127.0.0.1' });
+  });
+
   it('is ignored from another peer: its own address counts, and no https', async () => {
     const res = await report('127.0.0.1');
     expect(res.status).toBe(200);

@@ -140,11 +140,11 @@ describe('the Traefik bundle', () => {
     });
   });
 
-  it('tells in its README to read the client address from X-Forwarded-For or X-Real-IP, and what it does not do', () => {
+  it('tells in its README where the client address comes from, and what it does not do', () => {
     const readme = file(files, `${folder}/README.md`);
     expect(readme).toContain('rampart\\-site\\_abc123\\@file');
-    expect(readme).toContain('**X-Forwarded-For, rightmost address**');
-    expect(readme).toContain('X-Rampart-Remote-Addr only');
+    expect(readme).toContain("Keep the site's **Source IP** setting at its default");
+    expect(readme).toContain('last X-Forwarded-For entry Traefik appends');
     expect(readme).toContain('does not add the probe to your HTML pages');
     expect(readme).toContain('Access records have no response status, bytes or time');
     expect(readme).toContain('has not been run against a real Traefik');
