@@ -23,14 +23,14 @@ export const PAGE_TEXT = {
 export function sendHtml(
   res: ServerResponse,
   status: number,
-  html: string,
+  html: string | Buffer,
   headers: Record<string, string> = {},
 ): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = Buffer.from(html);
+  const body = typeof html === 'string' ? Buffer.from(html) : html;
   res.writeHead(status, {
     ...headers,
     'cache-control': headers['cache-control'] ?? 'no-store',

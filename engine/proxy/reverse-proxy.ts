@@ -141,16 +141,35 @@ function inspectable(headers: Record<string, string | string[] | undefined>): bo
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'ETIMEDOUT']);
 
-/** Reads up to `limit` bytes of a response body, then stops (the rest stays in the stream). */
-async function readResponseStart(body: Dispatcher.ResponseData['body'], limit: number): Promise<BodyStart> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk as Buffer);
-    size += (chunk as Buffer).length;
-    if (size >= limit) return { head: Buffer.concat(chunks, size), ended: false };
-  }
-  return { head: Buffer.concat(chunks, size), ended: true };
+/** Reads up to `limit` bytes of a response body, then stops, paused (the rest stays in the stream). */
+function readResponseStart(body: Dispatcher.ResponseData['body'], limit: number): Promise<BodyStart> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (ended: boolean): void => {
+      body.removeListener('data', onData);
+      body.removeListener('end', onEnd);
+      body.removeListener('error', onError);
+      resolve({ head: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size), ended });
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= limit) {
+        body.pause();
+        done(false);
+      }
+    };
+    const onEnd = (): void => done(true);
+    const onError = (error: Error): void => {
+      body.removeListener('data', onData);
+      body.removeListener('end', onEnd);
+      reject(error);
+    };
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+  });
 }
 
 /**
@@ -169,6 +188,7 @@ export class ReverseProxy {
   readonly #pools = new Map<string, Pool>();
   readonly #contexts = new Map<string, { uploadedAt: number; context: SecureContext }>();
   readonly #upgraded = new Set<Duplex>();
+  readonly #pageCache = new WeakMap<CompiledSite, { reload?: Buffer; block?: Buffer }>();
   readonly #pageCsp: string;
   readonly #ports: VerdictPorts;
   #pagesPool: Pool | null = null;
@@ -485,9 +505,8 @@ export class ReverseProxy {
 
     if (verdict.action !== 'pass') {
       req.resume();
-      const reload = verdict.action === 'reload';
-      const html = reload ? this.#deps.probe.reloadPage(site) : site.blockContent;
-      res.once('close', () => record(verdict.status, res.headersSent ? Buffer.byteLength(html) : 0));
+      const html = this.#page(site, verdict.action === 'reload' ? 'reload' : 'block');
+      res.once('close', () => record(verdict.status, res.headersSent ? html.length : 0));
       sendHtml(res, verdict.status, html, {
         'cache-control': NO_STORE,
         'content-security-policy': this.#pageCsp,
@@ -496,11 +515,17 @@ export class ReverseProxy {
       return;
     }
 
-    const abort = new AbortController();
     let bytesSent = 0;
     let statusSent = 0;
+    // A client that leaves ends the origin's answer; one still being asked for runs out on its own
+    // (its upload fails with the client's stream, a slow answer meets the origin timeout).
+    let clientGone = false;
+    let originBody: Dispatcher.ResponseData['body'] | null = null;
     res.once('close', () => {
-      if (!res.writableFinished) abort.abort();
+      if (!res.writableFinished) {
+        clientGone = true;
+        originBody?.destroy();
+      }
       record(statusSent || 499, bytesSent);
     });
     const peer = facts.remoteAddr;
@@ -522,12 +547,11 @@ export class ReverseProxy {
           'accept-encoding': 'identity',
         },
         body: forwardBody(req, start) ?? null,
-        signal: abort.signal,
         headersTimeout: this.#timeouts.headersMs,
         bodyTimeout: this.#timeouts.bodyIdleMs,
       });
     } catch (error) {
-      if (abort.signal.aborted || res.destroyed) return;
+      if (clientGone || res.destroyed) return;
       const code = (error as { code?: string }).code ?? '';
       const timeout = TIMEOUT_CODES.has(code);
       this.#deps.logger.warn(
@@ -541,11 +565,16 @@ export class ReverseProxy {
       return;
     }
 
-    const originBody = answer.body;
+    originBody = answer.body;
+    if (clientGone) {
+      originBody.destroy();
+      return;
+    }
+    const body = originBody;
     let held: BodyStart = { head: Buffer.alloc(0), ended: false };
     if (open !== null) {
       const readBody = facts.method !== 'HEAD' && answer.statusCode !== 204 && answer.statusCode !== 304;
-      if (readBody && inspectable(answer.headers)) held = await readResponseStart(originBody, this.#responseLimit);
+      if (readBody && inspectable(answer.headers)) held = await readResponseStart(body, this.#responseLimit);
       const found = open.respond({
         status: answer.statusCode,
         protocol: `HTTP/${req.httpVersion}`,
@@ -558,16 +587,17 @@ export class ReverseProxy {
           const guard: GuardStatus = this.#deps.ports.edition === 'A' ? 'BLOCKED_BY_WAF' : 'OWASP';
           verdict.guardStatus = guard;
           if (site.runMode === 'block' && site.accessMethod !== 'bypass') {
-            originBody.destroy();
+            body.destroy();
             verdict.action = 'block';
             verdict.status = site.blockStatus;
             statusSent = site.blockStatus;
-            sendHtml(res, site.blockStatus, site.blockContent, {
+            const html = this.#page(site, 'block');
+            sendHtml(res, site.blockStatus, html, {
               'cache-control': NO_STORE,
               'content-security-policy': this.#pageCsp,
               'x-rampart-guard': guard,
             });
-            bytesSent = Buffer.byteLength(site.blockContent);
+            bytesSent = html.length;
             return;
           }
         }
@@ -575,7 +605,7 @@ export class ReverseProxy {
     }
 
     if (res.destroyed) {
-      originBody.destroy();
+      body.destroy();
       return;
     }
     statusSent = answer.statusCode;
@@ -605,14 +635,24 @@ export class ReverseProxy {
       finish();
       return;
     }
-    originBody.on('data', (chunk: Buffer) => {
+    body.on('data', (chunk: Buffer) => {
       if (!send(chunk)) {
-        originBody.pause();
-        res.once('drain', () => originBody.resume());
+        body.pause();
+        res.once('drain', () => body.resume());
       }
     });
-    originBody.once('end', finish);
-    originBody.once('error', () => res.destroy());
+    body.once('end', finish);
+    body.once('error', () => res.destroy());
+  }
+
+  /** A site's reload or block page as bytes, made once per compiled site (a site change makes a new one). */
+  #page(site: CompiledSite, kind: 'reload' | 'block'): Buffer {
+    let pages = this.#pageCache.get(site);
+    if (pages === undefined) {
+      pages = {};
+      this.#pageCache.set(site, pages);
+    }
+    return (pages[kind] ??= Buffer.from(kind === 'reload' ? this.#deps.probe.reloadPage(site) : site.blockContent));
   }
 
   #record(
