@@ -39,6 +39,7 @@ import {
   verdictConvention,
   type VerdictConvention,
 } from './forward-auth.ts';
+import { registerBypassSdk } from './bypass-sdk.ts';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -48,7 +49,8 @@ export interface IntelPort {
 
 /** What the gateway server needs of the probe module: its script, pages and report handling. */
 export interface ProbePort {
-  script(site: CompiledSite, mode: 'reload' | 'page'): string;
+  /** `sdk` (the bypass web SDK) reports to `reportUrl`, an absolute URL on the gateway address. */
+  script(site: CompiledSite, mode: 'reload' | 'page' | 'sdk', reportUrl?: string): string;
   reloadPage(site: CompiledSite): string;
   report(site: CompiledSite, body: unknown, ctx: ReportContext): ProbeOutcome;
 }
@@ -735,6 +737,26 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
       logStore.append(detectionLogName(site.id), outcome.detectionRecord);
     for (const cookie of outcome.cookies) void reply.header('set-cookie', cookie);
     return reply.status(outcome.status).header('cache-control', NO_STORE).send(outcome.body);
+  });
+
+  // The bypass web SDK (edition B): the probe loaded cross-origin, reporting page views; never blocks.
+  registerBypassSdk(app, {
+    logStore,
+    clock,
+    probe: {
+      script: (site, mode, url) => deps.probe.script(site, mode, url),
+      report: (site, body, ctx) => deps.probe.report(site, body, ctx),
+    },
+    ports: deps.ports,
+    ...(deps.reportGate ? { reportGate: deps.reportGate } : {}),
+    siteOf: (request) => siteOf(request, false),
+    factsOf,
+    isGateway,
+    log: (site, facts, verdict) => log(site, facts, verdict, false),
+    markSeen: (id) => sites.markSeen(id),
+    probeLogName,
+    detectionLogName,
+    noStore: NO_STORE,
   });
 
   return app;

@@ -36,10 +36,10 @@ export function probePort(probe: ProbeService, clock: Clock): ProbePort {
       : null;
 
   return {
-    script(site: CompiledSite, mode: 'reload' | 'page'): string {
+    script(site: CompiledSite, mode: 'reload' | 'page' | 'sdk', reportUrl: string = REPORT_PATH): string {
       const x = site.accountExtraction;
       return renderProbeScript({
-        reportUrl: REPORT_PATH,
+        reportUrl,
         mode,
         challenge: challengeFor(site),
         account:

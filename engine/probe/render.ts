@@ -19,8 +19,10 @@ export interface ProbeScriptOptions {
   /**
    * `reload`: the script of the reload response; reloads the page once the token is set.
    * `page`: included in normal pages; refreshes the token before it expires, never reloads.
+   * `sdk`: the bypass web SDK, loaded cross-origin from the gateway address: reports once per page
+   * view (with the referrer) to an absolute `reportUrl`, never reloads, refreshes or replaces the page.
    */
-  mode: 'reload' | 'page';
+  mode: 'reload' | 'page' | 'sdk';
   /** A proof-of-work challenge to solve before the first report; null or absent: none. */
   challenge?: Pick<IssuedChallenge, 'challenge' | 'difficulty'> | null;
   account?: AccountExtraction | null;

@@ -20,7 +20,7 @@ export const MAX_DETECTION_RECORD_BYTES = 8 * 1024;
  */
 export const ReportSchema = z.object({
   v: z.literal(1),
-  mode: z.enum(['reload', 'page']),
+  mode: z.enum(['reload', 'page', 'sdk']),
   event: z.string().max(16),
   signs: z.array(z.string().max(64)).max(64),
   fp: z.string().regex(/^[0-9a-f]{8,64}$/),

@@ -345,7 +345,8 @@ function handleResponse(status, text) {
     body = text ? fromJson(text) : null;
   } catch (e) { /* not JSON */ }
   if (body && body.next) state.challenge = body.next;
-  if (body && body.blocked && typeof body.html === 'string') {
+  /* The web SDK (bypass access) monitors only: it never replaces, reloads or blocks the page. */
+  if (CFG.mode !== 'sdk' && body && body.blocked && typeof body.html === 'string') {
     replaceDocument(body.html);
     return;
   }
@@ -360,7 +361,7 @@ function handleResponse(status, text) {
   state.failures = 0;
   if (CFG.mode === 'reload') {
     reloadOnce();
-  } else if (body.ttl > 0) {
+  } else if (CFG.mode === 'page' && body.ttl > 0) {
     scheduleRefresh(body.ttl);
   }
 }
@@ -406,6 +407,7 @@ function report(extra) {
       host: String(win.location.hostname).substring(0, 253)
     };
     if (pow) payload.pow = pow;
+    if (CFG.mode === 'sdk') payload.ref = String(doc.referrer || '').substring(0, 2048);
     if (extra.account !== undefined) {
       payload.account = extra.account;
       payload.login_status = extra.login_status;

@@ -30,8 +30,8 @@ function sha256Context(): Sha256Context {
 }
 
 describe('probe script', () => {
-  it('parses as ECMAScript 3 in both modes', () => {
-    for (const mode of ['page', 'reload'] as const) {
+  it('parses as ECMAScript 3 in its three modes', () => {
+    for (const mode of ['page', 'reload', 'sdk'] as const) {
       expect(() => parse(renderProbeScript({ ...full, mode }), { ecmaVersion: 3 })).not.toThrow();
     }
   });
