@@ -139,6 +139,8 @@ function inspectable(headers: Record<string, string | string[] | undefined>): bo
   return type.startsWith('text/') || /json|xml|javascript/.test(type);
 }
 
+const ignore = (): void => undefined;
+
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'ETIMEDOUT']);
 
 /** Reads up to `limit` bytes of a response body, then stops, paused (the rest stays in the stream). */
@@ -566,6 +568,9 @@ export class ReverseProxy {
     }
 
     originBody = answer.body;
+    // Destroying the answer (client gone, blocked by the response phase) makes it emit an abort
+    // error: it must never reach the process as an unhandled one.
+    originBody.on('error', ignore);
     if (clientGone) {
       originBody.destroy();
       return;

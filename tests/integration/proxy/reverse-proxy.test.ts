@@ -169,6 +169,10 @@ beforeAll(async () => {
       next();
       return;
     }
+    if (url.pathname === '/lag') {
+      setTimeout(() => res.end('late but here'), 300).unref();
+      return;
+    }
     if (url.pathname === '/slow') {
       setTimeout(() => res.end('late'), 3000).unref();
       return;
@@ -407,6 +411,46 @@ describe('the reverse proxy (CNAME access)', () => {
     expect(sha256(answer.body)).toBe(sha256(download));
     expect(await recordOf(engine, shop.id, answer.requestId)).toMatchObject({ body_bytes_sent: download.length });
   }, 30_000);
+
+  it('goes on when clients leave before the answer or in the middle of a download, many times over', async () => {
+    for (let i = 0; i < 20; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: httpPort,
+            path: '/download',
+            agent: false,
+            headers: { host: 'shop.test', 'user-agent': UA, cookie: tokenFor(shop, '127.0.0.1') },
+          },
+          (res) => {
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          },
+        );
+        req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve() : reject(error)));
+        req.end();
+      });
+    }
+    // ... and when they leave before the origin has answered at all.
+    for (let i = 0; i < 5; i++) {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port: httpPort,
+        path: '/lag',
+        agent: false,
+        headers: { host: 'shop.test', 'user-agent': UA, cookie: tokenFor(shop, '127.0.0.1') },
+      });
+      req.on('error', () => undefined);
+      req.end();
+      await sleep(50);
+      req.destroy();
+    }
+    await sleep(500);
+    expect((await ask({ path: '/', cookie: tokenFor(shop, '127.0.0.1') })).status).toBe(200);
+  });
 
   it('passes a WebSocket through after the verdict on its upgrade request, and refuses one without a token', async () => {
     const open = (cookie?: string): Promise<{ head: string; socket: Socket }> =>
