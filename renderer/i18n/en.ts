@@ -12,6 +12,7 @@ import { systemEn } from './system.en.ts';
 import { cnameEn } from './cname.en.ts';
 import { backupEn } from './backup.en.ts';
 import { inlineEn } from './inline.en.ts';
+import { bypassEn } from './bypass.en.ts';
 
 export const en = {
   ...logsEn,
@@ -24,6 +25,7 @@ export const en = {
   ...cnameEn,
   ...backupEn,
   ...inlineEn,
+  ...bypassEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',
@@ -468,9 +470,6 @@ export const en = {
   'siteForm.miniProgram': 'Mini-program protection',
   'siteForm.miniProgramHelp': 'Also protect the messaging-app mini-program of this site.',
   'siteForm.access': 'Access method',
-  'siteForm.bypassTitle': 'Bypass access: monitoring only',
-  'siteForm.bypassBody':
-    'Bypass access never blocks: requests are checked and logged. The web SDK code and the mini-program SDK download are not available in this version.',
   'siteForm.pluginTab': 'Plugin settings',
   'siteForm.pluginHelp': 'Keeping the defaults is recommended.',
   'siteForm.lists': 'Pass list and block list',

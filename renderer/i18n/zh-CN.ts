@@ -10,6 +10,7 @@ import { systemZhCN } from './system.zh-CN.ts';
 import { cnameZhCN } from './cname.zh-CN.ts';
 import { backupZhCN } from './backup.zh-CN.ts';
 import { inlineZhCN } from './inline.zh-CN.ts';
+import { bypassZhCN } from './bypass.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
@@ -22,6 +23,7 @@ export const zhCN: Messages = {
   ...cnameZhCN,
   ...backupZhCN,
   ...inlineZhCN,
+  ...bypassZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',
@@ -448,8 +450,6 @@ export const zhCN: Messages = {
   'siteForm.miniProgram': '小程序防护',
   'siteForm.miniProgramHelp': '同时保护该站点的小程序。',
   'siteForm.access': '接入方式',
-  'siteForm.bypassTitle': '旁路接入：仅监控',
-  'siteForm.bypassBody': '旁路接入从不拦截：只检查并记录请求。当前版本暂不提供 Web SDK 代码和小程序 SDK 下载。',
   'siteForm.pluginTab': '插件配置',
   'siteForm.pluginHelp': '建议保持默认值。',
   'siteForm.lists': '放行列表与拦截列表',
