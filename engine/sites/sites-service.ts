@@ -15,7 +15,7 @@ import {
 } from '#engine/shared';
 import { accessLogConfig, type ConfigSlice, type SiteRecord, type SiteGlobalRecord } from '#engine/config-store';
 import { compileSite, type CompiledSite } from './compiled-site.ts';
-import { checkSiteCertificate } from './site-certificate.ts';
+import { checkSiteCertificate, coversDomain, describeCertificate } from './site-certificate.ts';
 import {
   automaticGatewayAddress,
   gatewayAddressProblem,
@@ -321,6 +321,16 @@ export class SitesService {
       if (!cname.http && !cname.https) problem('cname.http', 'choose HTTP, HTTPS or both');
       if (cname.http && cname.https && cname.httpPort === cname.httpsPort) {
         problem('cname.httpsPort', 'must differ from the HTTP port');
+      }
+    }
+    // An uploaded certificate must keep naming the site: a new domain needs a new certificate first.
+    if (record.certificate) {
+      const names = describeCertificate(record.certificate, this.#deps.clock.now())?.names ?? [];
+      if (!coversDomain(names, record.domain)) {
+        problem(
+          'domain',
+          `the uploaded certificate does not name ${record.domain || 'an empty domain'} (it names ${names.join(', ') || 'no host'}): remove it or upload one for the new domain first`,
+        );
       }
     }
     if (record.sourceIp.mode === 'custom' && record.sourceIp.customHeader === '') {
