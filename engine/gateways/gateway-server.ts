@@ -40,6 +40,7 @@ import {
   type VerdictConvention,
 } from './forward-auth.ts';
 import { registerBypassSdk } from './bypass-sdk.ts';
+import { registerMiniProgram } from './mini-program.ts';
 
 /** What the gateway server needs of the intelligence module. */
 export interface IntelPort {
@@ -755,6 +756,21 @@ export async function buildGatewayServer(deps: GatewayDeps): Promise<FastifyInst
     log: (site, facts, verdict) => log(site, facts, verdict, false),
     markSeen: (id) => sites.markSeen(id),
     probeLogName,
+    detectionLogName,
+    noStore: NO_STORE,
+  });
+  // The mini-program SDK (edition B): keyed reports, token handed over, the messaging-app log.
+  registerMiniProgram(app, {
+    logStore,
+    clock,
+    probe: {
+      script: (site, mode, url) => deps.probe.script(site, mode, url),
+      report: (site, body, ctx) => deps.probe.report(site, body, ctx),
+    },
+    ports: deps.ports,
+    keyedSite: (request) => siteOf(request, true),
+    factsOf,
+    markSeen: (id) => sites.markSeen(id),
     detectionLogName,
     noStore: NO_STORE,
   });

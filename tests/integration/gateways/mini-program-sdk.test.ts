@@ -1,0 +1,228 @@
+/**
+ * The mini-program SDK (issue 17 item 7) in Node against the real engine: a test double of the
+ * platform object (`wx`-like) whose request function performs real HTTP. The SDK reports the
+ * system information with the Access Key and gets a token; the requests it wraps reach the
+ * application carrying the token and identity; the noted requests become records of the site's
+ * messaging-app log with the pipeline's guard_status. A wrong Access Key gets no token, and the
+ * application's requests still go through.
+ */
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createRampart,
+  type MiniProgramPlatform,
+  type PlatformRequestOptions,
+} from '../../../gateways/mini-program/index.ts';
+import { ApiClient } from '../../support/api-client.ts';
+import { startTestEngine, type TestEngine } from '../../support/engine.ts';
+
+let engine: TestEngine;
+let app: Server;
+let appUrl: string;
+let key: string;
+let siteId: string;
+const seen: IncomingHttpHeaders[] = [];
+const all = { from: 0, to: Number.MAX_SAFE_INTEGER };
+
+/** A `wx`-like platform: request() is real HTTP (JSON answers parsed, as the platform does). */
+function platform(storage = new Map<string, string>()): MiniProgramPlatform {
+  return {
+    request(options: PlatformRequestOptions): void {
+      const url = new URL(options.url);
+      const body =
+        options.data === undefined
+          ? undefined
+          : typeof options.data === 'string'
+            ? options.data
+            : JSON.stringify(options.data);
+      const req = httpRequest(
+        url,
+        { method: options.method ?? 'GET', headers: { 'user-agent': 'TestMiniProgram/1.0', ...options.header } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let data: unknown = text;
+            if ((res.headers['content-type'] ?? '').includes('json')) {
+              try {
+                data = JSON.parse(text);
+              } catch {
+                data = text;
+              }
+            }
+            options.success?.({ statusCode: res.statusCode ?? 0, data, header: res.headers as Record<string, string> });
+          });
+        },
+      );
+      req.on('error', (error) => options.fail?.({ errMsg: `request:fail ${error.message}` }));
+      req.end(body);
+    },
+    getSystemInfoSync: () => ({
+      brand: 'devtools',
+      model: 'iPhone 12',
+      system: 'iOS 15.0',
+      platform: 'devtools',
+      SDKVersion: '3.0.0',
+    }),
+    getStorageSync: (k: string) => storage.get(k) ?? '',
+    setStorageSync: (k: string, v: string) => void storage.set(k, v),
+  };
+}
+
+const call = (rampart: ReturnType<typeof createRampart>, options: Omit<PlatformRequestOptions, 'success' | 'fail'>) =>
+  new Promise<{ statusCode: number; data: unknown }>((resolve, reject) =>
+    rampart.request({ ...options, success: resolve, fail: (e) => reject(new Error(e.errMsg)) }),
+  );
+
+async function messaging(): Promise<Record<string, unknown>[]> {
+  await engine.logStore.flush();
+  return engine.logStore.read(`messaging:${siteId}`, all);
+}
+
+beforeAll(async () => {
+  engine = await startTestEngine({ RAMPART_EDITION: 'B' });
+  const admin = new ApiClient(engine.url);
+  await admin.setup('root@example.com', 'Kettle#Blue7');
+  const global = await admin.request<{ accessKey: string }>('PUT', '/site-global', {
+    tokenCookieName: 'rampart_token',
+    identityCookieName: 'rampart_id',
+    tokenExpirySeconds: 600,
+    ipLock: false,
+  });
+  key = global.body.accessKey;
+  const made = await admin.request<{ id: string }>('POST', '/sites', {
+    name: 'shop app',
+    domain: 'shop.test',
+    runMode: 'block',
+    accessMethod: 'bypass',
+    miniProgramProtection: true,
+  });
+  expect(made.status, made.text).toBe(201);
+  siteId = made.body.id;
+  app = createServer((req, res) => {
+    seen.push(req.headers);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ items: [1, 2], url: req.url }));
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await engine?.dispose();
+  await new Promise((resolve) => (app ? app.close(resolve) : resolve(undefined)));
+});
+
+describe('the mini-program SDK', () => {
+  it('gets a token with the Access Key, attaches it and the identity to requests, and feeds the messaging-app log', async () => {
+    const storage = new Map<string, string>();
+    const rampart = createRampart({
+      platform: platform(storage),
+      gateway: engine.gatewayUrl,
+      siteId,
+      accessKey: key,
+      flushMs: 0,
+    });
+    try {
+      expect(await rampart.start()).toBe(true);
+      expect(rampart.cookie()).toMatch(/^rampart_token=[^;]+; rampart_id=.+$/);
+      expect(storage.get('rampart_identity')).toMatch(/^rampart_id=/);
+
+      const answer = await call(rampart, {
+        url: `${appUrl}/api/items?page=2`,
+        method: 'GET',
+        header: { 'x-app': '1' },
+      });
+      expect(answer).toMatchObject({ statusCode: 200, data: { items: [1, 2] } });
+      const headers = seen.at(-1)!;
+      expect(headers.cookie).toBe(rampart.cookie());
+      expect(headers['x-app']).toBe('1');
+
+      await call(rampart, { url: `${appUrl}/api/search?q=1' OR '1'='1`, method: 'post', data: { q: 1 } });
+      await rampart.flush();
+      const records = await messaging();
+      expect(records).toHaveLength(2);
+      expect(records[0]).toMatchObject({
+        request: 'GET /api/items?page=2 HTTP/1.1',
+        status: 200,
+        guard_status: 'PASS',
+        source_type: 'mini_program',
+        user_agent: 'TestMiniProgram/1.0',
+      });
+      expect(records[1]).toMatchObject({ status: 200, guard_status: 'OWASP' });
+      expect(String(records[1]!.request)).toMatch(/^POST \/api\/search\?q=/);
+
+      await engine.logStore.flush();
+      const detections = await engine.logStore.read(`detection:${siteId}`, all);
+      expect(detections.at(-1)).toMatchObject({ source_type: 'mini_program', detection_result: 'human' });
+      expect(String(detections.at(-1)!.device)).toContain('iPhone 12');
+    } finally {
+      rampart.stop();
+    }
+  });
+
+  it('keeps the identity of an earlier launch', async () => {
+    const storage = new Map<string, string>();
+    const first = createRampart({
+      platform: platform(storage),
+      gateway: engine.gatewayUrl,
+      siteId,
+      accessKey: key,
+      flushMs: 0,
+    });
+    await first.start();
+    first.stop();
+    const identity = storage.get('rampart_identity');
+    const second = createRampart({
+      platform: platform(storage),
+      gateway: engine.gatewayUrl,
+      siteId,
+      accessKey: key,
+      flushMs: 0,
+    });
+    await second.start();
+    second.stop();
+    expect(second.cookie().endsWith(identity!)).toBe(true);
+  });
+
+  it('gets no token with a wrong Access Key, and the requests still go through without one', async () => {
+    const before = (await messaging()).length;
+    const rampart = createRampart({
+      platform: platform(),
+      gateway: engine.gatewayUrl,
+      siteId,
+      accessKey: 'wrong',
+      flushMs: 0,
+    });
+    try {
+      expect(await rampart.start()).toBe(false);
+      expect(rampart.cookie()).toBe('');
+      expect(await call(rampart, { url: `${appUrl}/api/items` })).toMatchObject({ statusCode: 200 });
+      expect(seen.at(-1)!.cookie).toBeUndefined();
+      await rampart.flush();
+      expect((await messaging()).length).toBe(before);
+    } finally {
+      rampart.stop();
+    }
+  });
+
+  it('notes a request that fails (application down) with status 0 and the error', async () => {
+    const rampart = createRampart({
+      platform: platform(),
+      gateway: engine.gatewayUrl,
+      siteId,
+      accessKey: key,
+      flushMs: 0,
+    });
+    try {
+      await rampart.start();
+      await expect(call(rampart, { url: 'http://127.0.0.1:9/api/down' })).rejects.toThrow(/request:fail/);
+      await rampart.flush();
+      expect((await messaging()).at(-1)).toMatchObject({ request: 'GET /api/down HTTP/1.1', status: 0 });
+      expect(String((await messaging()).at(-1)!.error)).toContain('request:fail');
+    } finally {
+      rampart.stop();
+    }
+  });
+});
