@@ -9,7 +9,7 @@
  * full lookup.
  */
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenService } from '#engine/probe';
@@ -17,6 +17,7 @@ import { systemClock } from '#engine/shared';
 import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { p99AtRate, startEngineProcess, type StartedEngine } from './support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RATE = Number(process.env.BENCH_EVENTS_VERDICT_RATE ?? 2000);
@@ -69,7 +70,7 @@ export async function verdictP99WithBans(
     await setup.stop();
     engines.pop();
 
-    const config = JSON.parse(await readFile(join(env.RAMPART_DATA, 'config.json'), 'utf8')) as {
+    const config = (await readConfigDocument(env.RAMPART_DATA)) as unknown as {
       secrets: { tokenKey: string };
     };
     const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

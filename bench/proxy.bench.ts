@@ -28,7 +28,7 @@
  * BENCH_PROFILE=<dir> writes the engine's CPU profile there (see bench/support.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -40,6 +40,7 @@ import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
 import { childPids, cpuSeconds, line, startEngineProcess } from './support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 /** Alternating runs per side (each BENCH_SECONDS long). */
@@ -277,7 +278,7 @@ ${NGINX_PROXY}
   });
   if (site.status !== 201) throw new Error(`the CNAME site was not created: ${site.status}`);
   await proxyListening(admin, proxyPort);
-  const config = JSON.parse(await readFile(join(engineDir, 'data', 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(join(engineDir, 'data'))) as unknown as {
     secrets: { tokenKey: string };
   };
   const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

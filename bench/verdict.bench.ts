@@ -23,7 +23,7 @@
  * that compiled rules after a write would stall for 150-250 ms per combination here.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -33,6 +33,7 @@ import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
 import { cpuSeconds, childPids, startEngineProcess, line, p99AtRate as heyP99 } from './support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = 32;
@@ -107,7 +108,7 @@ try {
     });
   }
   const ruleSet = await admin.request<{ state: string; version: string | null }>('GET', '/rule-set');
-  const config = JSON.parse(await readFile(join(dir, 'data', 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(join(dir, 'data'))) as unknown as {
     secrets: { tokenKey: string };
   };
   const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

@@ -17,7 +17,7 @@
  * runs: a machine that speeds up or slows down during the benchmark moves both sides alike.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -29,6 +29,7 @@ import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
 import { childPids, cpuSeconds, line, startEngineProcess } from './support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
@@ -250,7 +251,7 @@ try {
     runMode: 'monitor',
     accessMethod: 'plugin',
   });
-  const config = JSON.parse(await readFile(join(engineDir, 'data', 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(join(engineDir, 'data'))) as unknown as {
     secrets: { tokenKey: string };
   };
   const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

@@ -146,7 +146,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   // A restore staged from the console (engine/backup) becomes the data directory before anything opens it.
   const replaced = await applyPendingRestore(settings.dataDir, options.clock ?? systemClock);
   if (replaced) logger.warn({ previous: replaced }, 'restored a backup; the previous data directory is kept beside it');
-  const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock);
+  const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock, {
+    secretKeyFile: settings.secretKeyFile,
+  });
   // The log configurations' key fields are indexed too; the service is made below, after the store.
   let keyFieldsOfLog: (log: string) => readonly string[] = () => [];
   const logStore = await LogStore.open(

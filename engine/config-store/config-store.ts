@@ -1,11 +1,50 @@
 import { join } from 'node:path';
-import { Low } from 'lowdb';
-import { newId, newSecret, type Clock } from '#engine/shared';
+import { Low, type Adapter } from 'lowdb';
+import { RampartError, newId, newSecret, type Clock } from '#engine/shared';
 import { DurableJsonFile } from './durable-file.ts';
 import { emptyDocument, type ConfigDocument } from './document.ts';
 import { migrate } from './migrations.ts';
+import {
+  SECRET_KEY_FILE_NAME,
+  SecretBox,
+  hasSealedSecrets,
+  loadSecretKey,
+  openSecrets,
+  sealSecrets,
+} from './secret-box.ts';
 
 export const CONFIG_FILE_NAME = 'config.json';
+
+export interface ConfigStoreOptions {
+  /** The secret key's file (default `<dataDir>/secret.key`): kept apart from the configuration if set. */
+  secretKeyFile?: string | undefined;
+}
+
+/** Writes the document with its secrets sealed; the store keeps them plain in memory. */
+class SealingFile implements Adapter<ConfigDocument> {
+  constructor(
+    readonly file: DurableJsonFile<ConfigDocument>,
+    readonly box: SecretBox,
+  ) {}
+  read(): Promise<ConfigDocument | null> {
+    return Promise.reject(new Error('the configuration is read once, at open'));
+  }
+  write(data: ConfigDocument): Promise<void> {
+    return this.file.write(sealSecrets(data, this.box));
+  }
+}
+
+/**
+ * The stored document of `dataDir` with its secrets opened, read without migrating or writing (for
+ * tools and tests that look at a data folder; the engine goes through `ConfigStore.open`).
+ */
+export async function readConfigDocument(dataDir: string, options: ConfigStoreOptions = {}): Promise<ConfigDocument> {
+  const raw = await new DurableJsonFile<ConfigDocument>(join(dataDir, CONFIG_FILE_NAME)).read();
+  if (raw === null) throw new RampartError('NOT_FOUND', `data: no configuration in ${dataDir}`, { field: 'data' });
+  const keyFile = options.secretKeyFile ?? join(dataDir, SECRET_KEY_FILE_NAME);
+  openSecrets(raw, new SecretBox(await loadSecretKey(keyFile, false)), keyFile);
+  return raw;
+}
 
 /**
  * The part of the configuration one service works on: it reads and updates only its keys, and its
@@ -39,11 +78,20 @@ export class ConfigStore implements ConfigSlice<SliceKey> {
     for (const key of Object.keys(db.data) as SliceKey[]) this.#written.set(key, JSON.stringify(db.data[key]));
   }
 
-  static async open(dataDir: string, clock: Clock): Promise<ConfigStore> {
-    const adapter = new DurableJsonFile<ConfigDocument>(join(dataDir, CONFIG_FILE_NAME));
+  /**
+   * Opens the configuration of `dataDir`. Its secrets are opened with the secret key, which is made
+   * on first start (and for a data folder from before encryption); a missing or wrong key for a file
+   * that holds sealed secrets stops here with CONFIG_CORRUPT, before anything is written.
+   */
+  static async open(dataDir: string, clock: Clock, options: ConfigStoreOptions = {}): Promise<ConfigStore> {
+    const file = new DurableJsonFile<ConfigDocument>(join(dataDir, CONFIG_FILE_NAME));
+    const raw = await file.read();
+    const keyFile = options.secretKeyFile ?? join(dataDir, SECRET_KEY_FILE_NAME);
+    const box = new SecretBox(await loadSecretKey(keyFile, !hasSealedSecrets(raw)));
+    openSecrets(raw, box, keyFile);
     const fresh = emptyDocument(newId('ent'), clock.now(), () => newSecret());
-    const db = new Low<ConfigDocument>(adapter, fresh);
-    await db.read();
+    const db = new Low<ConfigDocument>(new SealingFile(file, box), fresh);
+    db.data = raw ?? fresh;
     const { doc, migrated } = migrate(db.data);
     db.data = doc;
     const store = new ConfigStore(db);

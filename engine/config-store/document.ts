@@ -5,7 +5,7 @@ import type { CustomRuleLocation, EventInput, ModuleKey, Role, RuleInput } from 
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export interface AccountRecord {
   id: string;

@@ -62,6 +62,9 @@ const migrations: Record<number, Migration> = {
       storage: { ...storage, retentionDays: { ...storage.retentionDays, audit: DEFAULT_AUDIT_RETENTION_DAYS } },
     };
   },
+  // 8 -> 9: secrets sealed at rest (secret-box.ts). Nothing changes in the document's shape: the
+  // store writes the migrated document at open, and every write seals the secrets.
+  8: (doc) => doc,
 };
 
 export function migrate(

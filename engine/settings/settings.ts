@@ -39,6 +39,7 @@ const positiveInt = z.coerce.number().int('must be a whole number').positive('mu
 /** Every setting, keyed by its environment variable. CLI flags map onto the same keys. */
 const settingsSchema = z.object({
   RAMPART_DATA: z.string().min(1).default(resolve(homedir(), '.rampart')),
+  RAMPART_SECRET_KEY_FILE: z.string().min(1).optional(),
   RAMPART_CONSOLE_HOST: z.string().min(1).default('127.0.0.1'),
   RAMPART_CONSOLE_PORT: port.default(9080),
   RAMPART_GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
@@ -140,6 +141,8 @@ export interface SmtpSettings {
 
 export interface Settings {
   dataDir: string;
+  /** The key that seals the configuration's secrets (absent: `<dataDir>/secret.key`). */
+  secretKeyFile?: string;
   console: { host: string; port: number; tls: { certFile: string; keyFile: string } | undefined };
   /**
    * `advertised` is the host:port gateways reach the gateway API at (written into plugin bundles) when
@@ -274,6 +277,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
   const publicUrl = (s.RAMPART_PUBLIC_URL ?? `${scheme}://${hostForUrl}:${s.RAMPART_CONSOLE_PORT}`).replace(/\/+$/, '');
   return {
     dataDir,
+    ...(s.RAMPART_SECRET_KEY_FILE === undefined ? {} : { secretKeyFile: resolve(s.RAMPART_SECRET_KEY_FILE) }),
     console: { host: s.RAMPART_CONSOLE_HOST, port: s.RAMPART_CONSOLE_PORT, tls },
     gateway: {
       host: s.RAMPART_GATEWAY_HOST,

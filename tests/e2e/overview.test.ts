@@ -7,7 +7,7 @@
  * the place of the domains chart when fewer than 3 domains were attacked. Screenshots of both
  * editions in light and dark are written to <os temp dir>/rampart-overview-screenshots/ and printed.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +21,7 @@ import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './suppo
 import { SetupPage } from './pages/setup.page.ts';
 import { OverviewPage } from './pages/overview.page.ts';
 import { LogSearchPage } from './pages/log-search.page.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 const screenshotDir = join(tmpdir(), 'rampart-overview-screenshots');
@@ -52,7 +53,7 @@ class Rig {
     await setup.submit();
     await this.page.waitForURL(`${this.engine.url}/`);
     this.key = (await this.api<{ accessKey: string }>('GET', '/site-global')).accessKey;
-    const config = JSON.parse(await readFile(join(this.engine.dataDir, 'config.json'), 'utf8')) as {
+    const config = (await readConfigDocument(this.engine.dataDir)) as unknown as {
       secrets: { tokenKey: string };
     };
     this.tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

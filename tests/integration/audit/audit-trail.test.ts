@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_LOG, QUERY_OPERATIONS, SUBJECTS } from '#engine/audit';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { TestSmtpServer } from '../../support/smtp.ts';
 import { ApiClient, type ApiResponse } from '../../support/api-client.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const PASSWORD = 'Kettle#Blue7';
 const USER_PASSWORD = 'Lantern#Red8';
@@ -571,7 +570,7 @@ describe('the audit trail', () => {
 
   it('holds no secret in clear: passwords, Access Keys, broker passwords, private keys, webhook secrets', async () => {
     const stored = JSON.stringify(await auditRecords());
-    const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as unknown;
+    const config = (await readConfigDocument(engine.dataDir)) as unknown;
     const secrets = [...typedSecrets, ...storedSecrets(config)];
     expect(secrets.length).toBeGreaterThan(8);
     for (const secret of secrets)

@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackup, readHeader, restoreBackup, writeArchive } from '#engine/backup';
-import { SCHEMA_VERSION } from '#engine/config-store';
+import { SCHEMA_VERSION, SECRET_KEY_FILE_NAME } from '#engine/config-store';
 import { systemClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { TestSmtpServer } from '../../support/smtp.ts';
@@ -154,6 +154,10 @@ describe('backup and restore', () => {
     const fresh = join(work, 'fresh');
     const restored = await restoreBackup({ file, passphrase: PASSPHRASE, dataDir: fresh, clock: systemClock });
     expect(restored.header.schemaVersion).toBe(SCHEMA_VERSION);
+    // The secret key travels in the (encrypted) archive, so the fresh install opens the sealed secrets.
+    expect(await readFile(join(fresh, SECRET_KEY_FILE_NAME), 'utf8')).toBe(
+      await readFile(join(original.dataDir, SECRET_KEY_FILE_NAME), 'utf8'),
+    );
     const engine = await startTestEngine(
       { ...smtp.env(), RAMPART_EDITION: 'B' },
       { dataDir: fresh, ruleSetLocations: [] },

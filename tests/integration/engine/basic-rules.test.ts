@@ -17,6 +17,7 @@ import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest } from '../../support/http.ts';
 import { skipAllWithout } from '../../support/skip.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const haveCrs = existsSync(join(DEBIAN_LOCATION.dir, 'rules'));
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0));
@@ -100,7 +101,7 @@ beforeAll(async () => {
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
   key = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), clock);

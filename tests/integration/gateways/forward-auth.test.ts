@@ -5,8 +5,6 @@
  * any 2xx as allow and copy anything else to the client, so reload and block are the pages.
  */
 import { request as httpRequest } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENVOY_PREFIX } from '#engine/gateways';
 import { TokenService } from '#engine/probe';
@@ -14,6 +12,7 @@ import { systemClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { recordOf } from './access-log-support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 let engine: TestEngine;
 let admin: ApiClient;
@@ -102,7 +101,7 @@ beforeAll(async () => {
   expect(quiet.status, quiet.text).toBe(201);
   quietSiteId = quiet.body.id;
   key = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenService } from '#engine/probe';
 import { withIntelFields } from '#engine/verdict';
@@ -7,6 +5,7 @@ import { ManualClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest } from '../../support/http.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 8, 0, 0));
 let engine: TestEngine;
@@ -64,7 +63,7 @@ beforeAll(async () => {
     ipLock: true,
   });
   key = global.body.accessKey;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), clock);

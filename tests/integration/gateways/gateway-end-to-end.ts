@@ -4,7 +4,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest, createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +17,7 @@ import { startTestEngine, freePort, type TestEngine } from '../../support/engine
 import { ApiClient } from '../../support/api-client.ts';
 import { skipAllWithout } from '../../support/skip.ts';
 import { recordOf } from './access-log-support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 let engine: TestEngine;
 let admin: ApiClient;
@@ -127,7 +128,7 @@ export function describeGatewayEndToEnd(gateway: GatewayUnderTest): void {
       expect(created.status, created.text).toBe(201);
       site = created.body;
       accessKey = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
-      const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+      const config = (await readConfigDocument(engine.dataDir)) as unknown as {
         secrets: { tokenKey: string };
       };
       tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

@@ -19,6 +19,7 @@ import { NGINX, TestNginx } from '../../support/nginx.ts';
 import { skipAllWithout } from '../../support/skip.ts';
 import { existsSync } from 'node:fs';
 import { recordOf } from './access-log-support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
@@ -121,7 +122,7 @@ describe('the nginx bundle in inline mode', () => {
     });
     expect(made.status, made.text).toBe(201);
     site = made.body;
-    const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+    const config = (await readConfigDocument(engine.dataDir)) as unknown as {
       secrets: { tokenKey: string };
     };
     tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

@@ -18,6 +18,7 @@ import {
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest, type RawResponse } from '../../support/http.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 /**
  * The Node gateway middleware (gateways/node) in front of a small origin, against the real engine's
@@ -139,7 +140,7 @@ beforeAll(async () => {
     siteIds[name] = res.body.id;
   }
   site = (await admin.request<typeof site>('GET', `/sites/${siteIds.block}`)).body;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), clock);

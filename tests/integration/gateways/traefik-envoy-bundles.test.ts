@@ -6,8 +6,6 @@
  * shows the bundles' values fit the engine, not how the gateways read them.
  */
 import { request as httpRequest } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -15,6 +13,7 @@ import { TokenService } from '#engine/probe';
 import { systemClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 let engine: TestEngine;
 let admin: ApiClient;
@@ -99,7 +98,7 @@ beforeAll(async () => {
   });
   expect(site.status, site.text).toBe(201);
   siteId = site.body.id;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

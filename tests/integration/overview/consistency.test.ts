@@ -3,14 +3,13 @@
  * every overview counter and ranking equals what the log search returns for the same site and range,
  * with ranges that start and end mid-minute.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenService } from '#engine/probe';
 import { ManualClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest } from '../../support/http.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const T0 = Date.UTC(2026, 10, 27, 9, 0, 0);
 const clock = new ManualClock(T0);
@@ -108,7 +107,7 @@ beforeAll(async () => {
     });
   }
   key = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), clock);

@@ -6,12 +6,10 @@
  * oversized heads) with connections counted before and after.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as netConnect, createServer as createNetServer, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SiteRecord } from '#engine/config-store';
@@ -21,6 +19,7 @@ import { ApiClient } from '../../support/api-client.ts';
 import { freePort, startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { testAuthority, testCertificate, type TestAuthority } from '../../support/certificates.ts';
 import { recordOf } from '../gateways/access-log-support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
 
@@ -214,7 +213,7 @@ beforeAll(async () => {
   });
   admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

@@ -4,14 +4,13 @@
  * the next request gets REPUTATION, the trigger log holds the firing, the ban can be lifted by hand,
  * and bans and window state survive a restart.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokenService } from '#engine/probe';
 import { ManualClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { ApiClient } from '../../support/api-client.ts';
 import { rawRequest } from '../../support/http.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 const clock = new ManualClock(Date.UTC(2026, 10, 27, 8, 0, 0));
 let engine: TestEngine;
@@ -68,7 +67,7 @@ beforeAll(async () => {
     })
   ).body.id;
   key = (await admin.request<{ accessKey: string }>('GET', '/site-global')).body.accessKey;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), clock);

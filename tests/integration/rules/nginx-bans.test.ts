@@ -6,7 +6,7 @@
  * token stays banned from another address.
  */
 import { request as httpRequest, createServer, type Server } from 'node:http';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,7 @@ import { startTestEngine, freePort, type TestEngine } from '../../support/engine
 import { ApiClient } from '../../support/api-client.ts';
 import { startProtectedNginx, type TestNginx } from '../../support/nginx.ts';
 import { freeUdpPort } from '../gateways/access-log-support.ts';
+import { readConfigDocument } from '#engine/config-store';
 
 let engine: TestEngine;
 let admin: ApiClient;
@@ -98,7 +99,7 @@ beforeAll(async () => {
   });
   expect(created.status, created.text).toBe(201);
   site = created.body;
-  const config = JSON.parse(await readFile(join(engine.dataDir, 'config.json'), 'utf8')) as {
+  const config = (await readConfigDocument(engine.dataDir)) as unknown as {
     secrets: { tokenKey: string };
   };
   tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);

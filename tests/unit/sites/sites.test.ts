@@ -155,7 +155,7 @@ describe('sites', () => {
   });
 });
 
-describe('schema migrations 1 -> 2 -> 3 -> 4 -> 5 -> 6 -> 7 -> 8', () => {
+describe('schema migrations 1 -> 2 -> 3 -> 4 -> 5 -> 6 -> 7 -> 8 -> 9', () => {
   it('adds sites, the global configuration, the signing secret and the basic rules to a version-1 document', async () => {
     const v1 = {
       schemaVersion: 1,
@@ -167,7 +167,7 @@ describe('schema migrations 1 -> 2 -> 3 -> 4 -> 5 -> 6 -> 7 -> 8', () => {
     };
     await writeFile(join(dir, CONFIG_FILE_NAME), JSON.stringify(v1));
     const store = await ConfigStore.open(dir, clock);
-    expect(store.data.schemaVersion).toBe(8);
+    expect(store.data.schemaVersion).toBe(9);
     expect(store.data.storage.retentionDays.audit).toBe(365);
     expect(store.data.logConfigs).toEqual([]);
     expect(store.data.rules).toEqual([]);
