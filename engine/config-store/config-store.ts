@@ -7,6 +7,7 @@ import { migrate } from './migrations.ts';
 import {
   SECRET_KEY_FILE_NAME,
   SecretBox,
+  hasPlainSecrets,
   hasSealedSecrets,
   loadSecretKey,
   openSecrets,
@@ -88,6 +89,7 @@ export class ConfigStore implements ConfigSlice<SliceKey> {
     const raw = await file.read();
     const keyFile = options.secretKeyFile ?? join(dataDir, SECRET_KEY_FILE_NAME);
     const box = new SecretBox(await loadSecretKey(keyFile, !hasSealedSecrets(raw)));
+    const inClear = hasPlainSecrets(raw);
     openSecrets(raw, box, keyFile);
     const fresh = emptyDocument(newId('ent'), clock.now(), () => newSecret());
     const db = new Low<ConfigDocument>(new SealingFile(file, box), fresh);
@@ -95,7 +97,10 @@ export class ConfigStore implements ConfigSlice<SliceKey> {
     const { doc, migrated } = migrate(db.data);
     db.data = doc;
     const store = new ConfigStore(db);
-    if (migrated || doc === fresh) await db.write();
+    if (migrated || doc === fresh || inClear) await db.write();
+    // The previous generation (`.bak`) of a file that had secrets in clear has them too: a second
+    // write makes it the sealed one.
+    if (inClear) await db.write();
     return store;
   }
 

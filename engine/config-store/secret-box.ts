@@ -132,6 +132,11 @@ export function hasSealedSecrets(doc: unknown): boolean {
   return isRec(doc) && secretSlots(doc).some((s) => isSealed(s.owner[s.key]));
 }
 
+/** Whether any non-empty secret of the raw document is in clear (a file from before schema 9, or edited). */
+export function hasPlainSecrets(doc: unknown): boolean {
+  return isRec(doc) && secretSlots(doc).some((s) => s.owner[s.key] !== '' && !isSealed(s.owner[s.key]));
+}
+
 /** A copy of the document with every non-empty secret sealed (what goes to disk). */
 export function sealSecrets<T>(doc: T, box: SecretBox): T {
   const copy = structuredClone(doc);

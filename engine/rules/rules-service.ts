@@ -33,6 +33,17 @@ const problem = (
 const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
 
 /**
+ * The API never answers a webhook's secret, so the console sends an empty one when the operator left
+ * it alone: on update, an empty secret for a rule that has one keeps it (switching the webhook off
+ * and on again clears it).
+ */
+function keepWebhookSecret(next: RuleInput['notify'], stored: RuleRecord['notify']): RuleInput['notify'] {
+  const kept = stored?.webhook?.secret ?? '';
+  if (next.webhook === null || next.webhook.secret !== '' || kept === '') return next;
+  return { ...next, webhook: { ...next.webhook, secret: kept } };
+}
+
+/**
  * Places `priority` among a site's rules (spec 2.5): values of 1 and more are unique, and a value
  * already taken pushes it and every greater one up by one (A=1, B=2, C=3 plus D=2 gives A=1, D=2,
  * B=3, C=4). Rules with no action keep the minimum and are never shifted. Mutates `rules`.
@@ -100,6 +111,7 @@ export class RulesService {
       if (index < 0) throw new RampartError('NOT_FOUND', 'rule not found');
       const record: RuleRecord = {
         ...input,
+        notify: keepWebhookSecret(input.notify, existing.notify),
         priority,
         id,
         createdAt: existing.createdAt,

@@ -373,6 +373,7 @@ export const eventsEn = {
   'eventRules.notify.webhookHelp':
     'Each notification is a JSON POST signed as X-Rampart-Signature: sha256=<HMAC-SHA256 of the body with the shared secret>, with the sending time in X-Rampart-Timestamp. A failed POST is retried after 1 s, 5 s and 25 s.',
   'eventRules.notify.webhookNoSecret': 'Without a secret the posts are not signed.',
+  'eventRules.notify.webhookSecretKept': 'A secret is set and not shown; leave the field empty to keep it.',
   'eventRules.notify.syslogHelp':
     'One RFC 5424 message per notification (facility local0, severity warning); over TCP one line per connection.',
   'eventRules.notify.protocol.udp': 'UDP',

@@ -344,6 +344,7 @@ export const eventsZhCN: Record<keyof typeof eventsEn, string> = {
   'eventRules.notify.webhookHelp':
     '每条通知是一个 JSON POST 请求，签名为 X-Rampart-Signature: sha256=<用共享密钥计算的请求体 HMAC-SHA256>，发送时间在 X-Rampart-Timestamp 中。发送失败时在 1 秒、5 秒、25 秒后重试。',
   'eventRules.notify.webhookNoSecret': '未设置密钥时请求不签名。',
+  'eventRules.notify.webhookSecretKept': '已设置密钥（不显示）；留空则保持不变。',
   'eventRules.notify.syslogHelp': '每条通知一条 RFC 5424 消息（设施 local0，级别 warning）；TCP 每个连接发送一行。',
   'eventRules.notify.protocol.udp': 'UDP',
   'eventRules.notify.protocol.tcp': 'TCP',

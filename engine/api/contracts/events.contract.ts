@@ -218,6 +218,19 @@ export const dryRunEvent = defineContract({
 
 // --- rules
 
+/** A rule's notifications as answered: the webhook's secret itself never is, only whether it is set. */
+export const ruleNotifyView = z.object({
+  emails: z.array(z.string()),
+  webhook: z
+    .object({
+      url: z.string(),
+      secretSet: z.boolean().describe('the secret itself is never answered; an empty secret on update keeps it'),
+    })
+    .nullable(),
+  syslog: ruleNotifySchema.shape.syslog,
+  throttleSeconds: z.number(),
+});
+
 export const ruleView = z.object({
   id: z.string(),
   name: z.string(),
@@ -228,7 +241,7 @@ export const ruleView = z.object({
   target: z.enum(LOG_KEY_TARGETS),
   durationSeconds: z.number(),
   priority: z.number(),
-  notify: ruleNotifySchema,
+  notify: ruleNotifyView,
   createdAt: z.number(),
   updatedAt: z.number(),
 });

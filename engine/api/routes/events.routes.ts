@@ -42,7 +42,14 @@ const toRuleView = (r: RuleRecord): RuleView => ({
   target: r.target,
   durationSeconds: r.durationSeconds,
   priority: r.priority,
-  notify: r.notify ?? { emails: [], webhook: null, syslog: null, throttleSeconds: 300 },
+  notify: r.notify
+    ? {
+        emails: [...r.notify.emails],
+        webhook: r.notify.webhook && { url: r.notify.webhook.url, secretSet: r.notify.webhook.secret !== '' },
+        syslog: r.notify.syslog,
+        throttleSeconds: r.notify.throttleSeconds,
+      }
+    : { emails: [], webhook: null, syslog: null, throttleSeconds: 300 },
   createdAt: r.createdAt,
   updatedAt: r.updatedAt,
 });

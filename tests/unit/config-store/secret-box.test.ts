@@ -126,8 +126,10 @@ describe('config store secrets at rest', () => {
     await writeFile(join(dir, CONFIG_FILE_NAME), JSON.stringify(plain));
     const migrated = await ConfigStore.open(dir, clock);
     expect(migrated.data.secrets.tokenKey).toBe(store.data.secrets.tokenKey);
-    const text = await readFile(join(dir, CONFIG_FILE_NAME), 'utf8');
-    expect(text).not.toContain(store.data.secrets.tokenKey);
-    expect(text).not.toContain(store.data.siteGlobal.accessKey);
+    for (const name of [CONFIG_FILE_NAME, `${CONFIG_FILE_NAME}.bak`]) {
+      const text = await readFile(join(dir, name), 'utf8');
+      expect(text, name).not.toContain(store.data.secrets.tokenKey);
+      expect(text, name).not.toContain(store.data.siteGlobal.accessKey);
+    }
   });
 });

@@ -74,6 +74,8 @@ export class EventRuleDraft {
   webhook = $state(false);
   webhookUrl = $state('');
   webhookSecret = $state('');
+  /** The stored rule has a webhook secret (never sent to the console): an empty field keeps it. */
+  webhookSecretSet = $state(false);
   syslog = $state(false);
   syslogHost = $state('');
   syslogPort = $state<number | null>(DEFAULT_SYSLOG_PORT);
@@ -93,7 +95,8 @@ export class EventRuleDraft {
     this.emails = notify ? notify.emails.join('\n') : '';
     this.webhook = Boolean(notify?.webhook);
     this.webhookUrl = notify?.webhook?.url ?? '';
-    this.webhookSecret = notify?.webhook?.secret ?? '';
+    this.webhookSecret = '';
+    this.webhookSecretSet = notify?.webhook?.secretSet ?? false;
     this.syslog = Boolean(notify?.syslog);
     this.syslogHost = notify?.syslog?.host ?? '';
     this.syslogPort = notify?.syslog?.port ?? DEFAULT_SYSLOG_PORT;
