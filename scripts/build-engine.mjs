@@ -25,4 +25,15 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
-console.log('built dist/engine/main.js and dist/engine/gateway-node.js');
+// The mini-program SDK (gateways/mini-program): one CommonJS file in ES2015 for the mini-program's
+// build (engine/gateways/mini-program-bundle.ts reads it next to main.js).
+await build({
+  entryPoints: ['gateways/mini-program/index.ts'],
+  outfile: 'dist/engine/mini-program-sdk.js',
+  bundle: true,
+  platform: 'neutral',
+  format: 'cjs',
+  target: 'es2015',
+  logLevel: 'warning',
+});
+console.log('built dist/engine/main.js, dist/engine/gateway-node.js and dist/engine/mini-program-sdk.js');

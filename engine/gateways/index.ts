@@ -21,6 +21,7 @@ export { traefikBundle, traefikMiddlewareName } from './traefik-bundle.ts';
 export { envoyBundle } from './envoy-bundle.ts';
 export type { BundleInput } from './nginx-bundle.ts';
 export { nodeGatewayBundle, nodeGatewayCode } from './node-gateway-bundle.ts';
+export { miniProgramSdkBundle, miniProgramSdkCode } from './mini-program-bundle.ts';
 export type { NodeGatewayBundleInput } from './node-gateway-bundle.ts';
 export { tarGz } from './tar.ts';
 export {

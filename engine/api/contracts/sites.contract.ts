@@ -252,6 +252,19 @@ export const downloadSitePlugin = defineContract({
   downloadType: 'application/gzip',
 });
 
+export const downloadMiniProgramSdk = defineContract({
+  method: 'GET',
+  path: '/sites/:id/mini-program-sdk',
+  operationId: 'downloadMiniProgramSdk',
+  summary:
+    "Download the mini-program SDK of a site with mini-program protection on (.tar.gz, edition B): the SDK wrapping the platform's request function, config.js with the gateway address, site ID and Access Key, and a README",
+  tag: 'sites',
+  access: MANAGERS,
+  params: idParams,
+  produces: 'download',
+  downloadType: 'application/gzip',
+});
+
 export const testSiteConnection = defineContract({
   method: 'POST',
   path: '/sites/:id/connection-test',

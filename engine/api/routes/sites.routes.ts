@@ -6,6 +6,8 @@ import {
   caddyBundle,
   envoyBundle,
   haproxyBundle,
+  miniProgramSdkBundle,
+  miniProgramSdkCode,
   nodeGatewayBundle,
   nodeGatewayCode,
   pluginBundle,
@@ -18,6 +20,7 @@ import {
   createSite,
   deleteSite,
   deleteSiteCertificate,
+  downloadMiniProgramSdk,
   downloadSitePlugin,
   getGatewayAddress,
   getProxyStatus,
@@ -118,6 +121,25 @@ export function siteRoutes(deps: ApiDeps): AnyRoute[] {
         ...(deps.gatewayLogPort > 0 ? { logPort: deps.gatewayLogPort } : {}),
         version: deps.version,
         now: Date.now(),
+      });
+      return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
+    }),
+    bindRoute(downloadMiniProgramSdk, async ({ params }) => {
+      const site = sites.get(params.id);
+      if (!site.miniProgramProtection) {
+        throw new RampartError(
+          'VALIDATION_FAILED',
+          'miniProgramProtection: turn on mini-program protection for this site, save, then download the SDK',
+          { field: 'miniProgramProtection' },
+        );
+      }
+      const bundle = miniProgramSdkBundle({
+        site,
+        accessKey: sites.global().accessKey,
+        engineAddress: sites.gatewayAddress().address,
+        version: deps.version,
+        now: Date.now(),
+        code: await miniProgramSdkCode(),
       });
       return { fileName: bundle.fileName, contentType: 'application/gzip', content: bundle.content };
     }),

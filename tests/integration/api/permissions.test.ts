@@ -52,6 +52,7 @@ const TABLE: Record<string, Access> = {
   getProxyStatus: 'manager',
   getSiteGlobal: 'manager',
   downloadSitePlugin: 'manager',
+  downloadMiniProgramSdk: 'manager',
   updateSiteAntiBot: 'manager',
   updateSiteGlobal: 'manager',
   rotateAccessKey: 'administrator',

@@ -7,6 +7,11 @@
  * application's requests still go through.
  */
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createRampart,
@@ -21,6 +26,7 @@ let app: Server;
 let appUrl: string;
 let key: string;
 let siteId: string;
+let admin: ApiClient;
 const seen: IncomingHttpHeaders[] = [];
 const all = { from: 0, to: Number.MAX_SAFE_INTEGER };
 
@@ -70,7 +76,10 @@ function platform(storage = new Map<string, string>()): MiniProgramPlatform {
   };
 }
 
-const call = (rampart: ReturnType<typeof createRampart>, options: Omit<PlatformRequestOptions, 'success' | 'fail'>) =>
+const call = (
+  rampart: ReturnType<typeof createRampart>,
+  options: { url: string; method?: string; data?: unknown; header?: Record<string, string> },
+) =>
   new Promise<{ statusCode: number; data: unknown }>((resolve, reject) =>
     rampart.request({ ...options, success: resolve, fail: (e) => reject(new Error(e.errMsg)) }),
   );
@@ -82,7 +91,7 @@ async function messaging(): Promise<Record<string, unknown>[]> {
 
 beforeAll(async () => {
   engine = await startTestEngine({ RAMPART_EDITION: 'B' });
-  const admin = new ApiClient(engine.url);
+  admin = new ApiClient(engine.url);
   await admin.setup('root@example.com', 'Kettle#Blue7');
   const global = await admin.request<{ accessKey: string }>('PUT', '/site-global', {
     tokenCookieName: 'rampart_token',
@@ -224,5 +233,59 @@ describe('the mini-program SDK', () => {
     } finally {
       rampart.stop();
     }
+  });
+
+  it('is downloaded from the site as one CommonJS file with config.js, and the shipped file works', async () => {
+    const res = await fetch(`${engine.url}/api/v1/sites/${siteId}/mini-program-sdk`, {
+      headers: { cookie: admin.cookie ?? '' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('application/gzip');
+    const dir = await mkdtemp(join(tmpdir(), 'rampart-mp-'));
+    try {
+      await writeFile(join(dir, 'sdk.tar.gz'), Buffer.from(await res.arrayBuffer()));
+      execFileSync('tar', ['-xzf', 'sdk.tar.gz'], { cwd: dir });
+      const folder = join(dir, `rampart-mini-program-${siteId}`);
+      // CommonJS, as the mini-program's build takes it (the folder has no package.json saying otherwise).
+      const load = createRequire(join(folder, 'app.js'));
+      const config = load('./config.js') as {
+        gateway: string;
+        siteId: string;
+        accessKey: string;
+      };
+      expect(config).toEqual({ gateway: engine.gatewayUrl, siteId, accessKey: key });
+      expect(await readFile(join(folder, 'README.md'), 'utf8')).toContain('createRampart({ platform: wx');
+      const sdk = load('./rampart-mini-program.js') as {
+        createRampart: typeof createRampart;
+      };
+      const rampart = sdk.createRampart({ platform: platform(), ...config, flushMs: 0 });
+      try {
+        expect(await rampart.start()).toBe(true);
+        await call(rampart, { url: `${appUrl}/api/shipped` });
+        expect(seen.at(-1)!.cookie).toBe(rampart.cookie());
+        await rampart.flush();
+        expect((await messaging()).at(-1)).toMatchObject({
+          request: 'GET /api/shipped HTTP/1.1',
+          guard_status: 'PASS',
+        });
+      } finally {
+        rampart.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is not offered for a site without mini-program protection', async () => {
+    const made = await admin.request<{ id: string }>('POST', '/sites', {
+      name: 'web only',
+      domain: 'web.test',
+      runMode: 'monitor',
+      accessMethod: 'bypass',
+    });
+    expect(made.status, made.text).toBe(201);
+    const res = await admin.request('GET', `/sites/${made.body.id}/mini-program-sdk`);
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('turn on mini-program protection');
   });
 });
