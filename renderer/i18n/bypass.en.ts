@@ -11,4 +11,7 @@ export const bypassEn = {
   'bypass.addressFailed': 'The gateway address could not be read: {error}',
   'bypass.miniProgram':
     'For a mini-program, no web SDK code is used: integrate the mini-program SDK instead (download from the site list).',
+  'bypass.downloadMiniProgram': 'Download mini-program SDK',
+  'bypass.downloadedMiniProgram':
+    'Mini-program SDK {file} downloaded: copy it into the mini-program and follow its README. It holds the Access Key.',
 } as const;

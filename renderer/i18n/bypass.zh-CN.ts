@@ -9,4 +9,6 @@ export const bypassZhCN = {
   'bypass.saveFirst': '请先填写站点名称和域名并保存站点，脚本标签随后显示在这里。',
   'bypass.addressFailed': '无法读取网关地址：{error}',
   'bypass.miniProgram': '小程序不使用 Web SDK 代码，请集成小程序 SDK（在站点列表中下载）。',
+  'bypass.downloadMiniProgram': '下载小程序 SDK',
+  'bypass.downloadedMiniProgram': '小程序 SDK {file} 已下载：请复制到小程序中并按其 README 集成。其中含有 Access Key。',
 } as const;

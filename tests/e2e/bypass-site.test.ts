@@ -1,9 +1,12 @@
 /**
  * Edition B's bypass access in the console: the bypass tab says to save the site first, then shows
  * the web SDK's script tag (the gateway address and the site's ID) with a copy button; the tag's
- * script is served by the engine's gateway API. The same tab in Chinese.
+ * script is served by the engine's gateway API. The site list offers the mini-program SDK download
+ * once mini-program protection is on. The tab in Chinese.
  */
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
@@ -69,7 +72,25 @@ describe('bypass access, edition B', () => {
     expect(script.headers.get('content-type')).toContain('application/javascript');
   });
 
+  it('downloads the mini-program SDK of a site with mini-program protection from the site list', async () => {
+    await sitesPage.open('Site Management');
+    await sitesPage.edit('Blog');
+    await sitesPage.setSwitch('site-mini-program', true);
+    await sitesPage.saveAndReturn();
+    const siteId = (await sitesPage.row('Blog').getByTestId('edit-site').getAttribute('href'))!.split('/').pop()!;
+    const downloadEvent = page.waitForEvent('download');
+    await sitesPage.operate('Blog', 'Download mini-program SDK');
+    const file = await downloadEvent;
+    expect(file.suggestedFilename()).toBe(`rampart-mini-program-${siteId}.tar.gz`);
+    const tar = gunzipSync(await readFile(await file.path())).toString('latin1');
+    expect(tar).toContain(`rampart-mini-program-${siteId}/rampart-mini-program.js`);
+    expect(tar).toContain('createRampart');
+    expect(tar).toContain(`"siteId": "${siteId}"`);
+    await page.getByText(`Mini-program SDK rampart-mini-program-${siteId}.tar.gz downloaded`).waitFor();
+  });
+
   it('shows the tab in Chinese', async () => {
+    await sitesPage.edit('Blog');
     await page.evaluate("localStorage.setItem('rampart.locale', 'zh-CN')");
     await page.reload();
     await page.getByTestId('bypass-notice').getByText(zhCN['bypass.title']).waitFor();
