@@ -176,6 +176,21 @@ describe('the bypass web SDK in Chromium', () => {
     }
   });
 
+  it('refuses a malformed report from an allowed origin (400, the CORS header kept so the SDK can read it) and writes nothing', async () => {
+    const before = (await records('detection')).length;
+    const accessBefore = (await records('access')).length;
+    for (const body of ['{"v":1', JSON.stringify({ v: 1, mode: 'sdk', event: 'load', signs: 'x', fp: 'zz' }), '[]']) {
+      const res = await fetch(`${engine.gatewayUrl}/_rampart/sdk/report?site=${encodeURIComponent(site.id)}`, {
+        method: 'POST',
+        headers: { origin: 'http://shop.test', 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status, body).toBe(400);
+    }
+    expect((await records('detection')).length).toBe(before);
+    expect((await records('access')).length).toBe(accessBefore);
+  });
+
   it('serves the SDK only for bypass sites', async () => {
     const plugin = await admin.request<SiteRecord>('POST', '/sites', {
       name: 'plugin-site',

@@ -288,4 +288,46 @@ describe('the mini-program SDK', () => {
     expect(res.status).toBe(400);
     expect(res.text).toContain('turn on mini-program protection');
   });
+
+  describe('bad input to the report endpoint', () => {
+    const post = (body: unknown, accessKey = key) =>
+      fetch(`${engine.gatewayUrl}/_rampart/mp/report`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-rampart-site': siteId, 'x-rampart-key': accessKey },
+        body: JSON.stringify(body),
+      });
+
+    it.each([
+      ['an unknown event', { v: 1, event: 'crash' }, 'event'],
+      ['a version it does not speak', { v: 2, event: 'launch' }, 'v'],
+      [
+        'a request without a status',
+        { v: 1, event: 'requests', requests: [{ method: 'GET', url: 'http://a/' }] },
+        'requests',
+      ],
+      [
+        'more requests than one report may carry',
+        {
+          v: 1,
+          event: 'requests',
+          requests: Array.from({ length: 51 }, () => ({ method: 'GET', url: 'http://a/', status: 200, durationMs: 1 })),
+        },
+        'requests',
+      ],
+      ['an oversized device field', { v: 1, event: 'launch', device: { model: 'x'.repeat(257) } }, 'device'],
+    ])('refuses %s with 400 naming the field, and writes nothing', async (_, body, field) => {
+      const before = (await messaging()).length;
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(await res.json())).toContain(field);
+      expect((await messaging()).length).toBe(before);
+    });
+
+    it('refuses a wrong Access Key', async () => {
+      const res = await post({ v: 1, event: 'launch' }, 'nope');
+      expect(res.status).toBeGreaterThanOrEqual(401);
+      expect(res.status).toBeLessThan(404);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('ACCESS_KEY_INVALID');
+    });
+  });
 });
