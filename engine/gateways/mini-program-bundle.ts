@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { SiteRecord } from '#engine/config-store';
 import { tarGz } from './tar.ts';
+import { packagedCode } from './packaged-code.ts';
 import { jsonText, markdownText, nginxAddress } from './escape.ts';
 
 export interface MiniProgramSdkInput {
@@ -20,26 +19,11 @@ export interface MiniProgramSdkInput {
  * mini-program builds take. The engine's build writes it next to the bundled engine; an engine run
  * from source builds it with esbuild on first use.
  */
-let built: Promise<string> | undefined;
-export function miniProgramSdkCode(): Promise<string> {
-  built ??= readFile(new URL('./mini-program-sdk.js', import.meta.url), 'utf8').catch(async () => {
-    const { build } = await import('esbuild');
-    const result = await build({
-      entryPoints: [fileURLToPath(new URL('../../gateways/mini-program/index.ts', import.meta.url))],
-      bundle: true,
-      platform: 'neutral',
-      format: 'cjs',
-      target: 'es2015',
-      write: false,
-      logLevel: 'silent',
-    });
-    const file = result.outputFiles[0];
-    if (file === undefined) throw new Error('esbuild wrote no output for gateways/mini-program');
-    return file.text;
-  });
-  built.catch(() => (built = undefined));
-  return built;
-}
+export const miniProgramSdkCode = packagedCode('mini-program-sdk.js', 'gateways/mini-program/index.ts', {
+  platform: 'neutral',
+  format: 'cjs',
+  target: 'es2015',
+});
 
 function readme(input: MiniProgramSdkInput, gateway: string): string {
   const { site } = input;

@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { SiteRecord } from '#engine/config-store';
 import { tarGz } from './tar.ts';
+import { packagedCode } from './packaged-code.ts';
 import { jsonText, markdownText, nginxAddress } from './escape.ts';
 import { DEFAULT_INTERVAL_SECONDS } from './nginx-bundle.ts';
 
@@ -21,26 +20,11 @@ export interface NodeGatewayBundleInput {
  * (scripts/build-engine.mjs) writes it next to the bundled engine; an engine run from source builds
  * it with esbuild (a development dependency) on first use.
  */
-let built: Promise<string> | undefined;
-export function nodeGatewayCode(): Promise<string> {
-  built ??= readFile(new URL('./gateway-node.js', import.meta.url), 'utf8').catch(async () => {
-    const { build } = await import('esbuild');
-    const result = await build({
-      entryPoints: [fileURLToPath(new URL('../../gateways/node/index.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      write: false,
-      logLevel: 'silent',
-    });
-    const file = result.outputFiles[0];
-    if (file === undefined) throw new Error('esbuild wrote no output for gateways/node');
-    return file.text;
-  });
-  built.catch(() => (built = undefined));
-  return built;
-}
+export const nodeGatewayCode = packagedCode('gateway-node.js', 'gateways/node/index.ts', {
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+});
 
 /** Where the README's example expects this folder, next to the application's main module. */
 const FOLDER = './rampart-node';

@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
-import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
-import { SetupPage } from './pages/setup.page.ts';
+import { firstRunConsole, launchChromium, RequestLog } from './support/browser.ts';
 import { LogSearchPage } from './pages/log-search.page.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
@@ -23,14 +22,7 @@ describe('the audit log on the search page', () => {
   beforeAll(async () => {
     engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { rendererDir, ruleSetLocations: [] });
     browser = await launchChromium();
-    context = await newContext(browser, requests);
-    page = await context.newPage();
-    await page.goto(`${engine.url}/`);
-    await page.waitForURL(/\/setup$/);
-    const setup = new SetupPage(page);
-    await setup.fill('admin@rampart.test', STRONG_PASSWORD);
-    await setup.submit();
-    await page.waitForURL(`${engine.url}/`);
+    ({ context, page } = await firstRunConsole(browser, engine.url, requests, 'admin@rampart.test'));
     const request = page.context().request;
     const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
     const created = await request.post(`${engine.url}/api/v1/sites`, {

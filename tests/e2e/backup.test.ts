@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { readHeader } from '#engine/backup';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
-import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
-import { SetupPage } from './pages/setup.page.ts';
+import { firstRunConsole, launchChromium, RequestLog } from './support/browser.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 const PASSPHRASE = 'a long backup passphrase';
@@ -29,14 +28,7 @@ describe('backup and restore in the console', () => {
     dir = await mkdtemp(join(tmpdir(), 'rampart-e2e-backup-'));
     engine = await startTestEngine({ RAMPART_EDITION: 'B' }, { rendererDir, ruleSetLocations: [] });
     browser = await launchChromium();
-    context = await newContext(browser, requests);
-    page = await context.newPage();
-    await page.goto(`${engine.url}/`);
-    await page.waitForURL(/\/setup$/);
-    const setup = new SetupPage(page);
-    await setup.fill('admin@rampart.test', STRONG_PASSWORD);
-    await setup.submit();
-    await page.waitForURL(`${engine.url}/`);
+    ({ context, page } = await firstRunConsole(browser, engine.url, requests, 'admin@rampart.test'));
   }, 60_000);
 
   afterAll(async () => {

@@ -9,8 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
-import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
-import { SetupPage } from './pages/setup.page.ts';
+import { firstRunConsole, launchChromium, RequestLog } from './support/browser.ts';
 import { ShellPage } from './pages/shell.page.ts';
 import { SitesPage } from './pages/sites.page.ts';
 import { zhCN } from '../../renderer/i18n/zh-CN.ts';
@@ -29,14 +28,7 @@ describe('Traefik and Envoy plugin downloads, edition A', () => {
   beforeAll(async () => {
     engine = await startTestEngine({ RAMPART_EDITION: 'A' }, { rendererDir });
     browser = await launchChromium();
-    context = await newContext(browser, requests);
-    page = await context.newPage();
-    await page.goto(`${engine.url}/`);
-    await page.waitForURL(/\/setup$/);
-    const setup = new SetupPage(page);
-    await setup.fill('secops@rampart.test', STRONG_PASSWORD);
-    await setup.submit();
-    await page.waitForURL(`${engine.url}/`);
+    ({ context, page } = await firstRunConsole(browser, engine.url, requests, 'secops@rampart.test'));
     sitesPage = new SitesPage(page, new ShellPage(page));
 
     await sitesPage.open('Site Configuration');

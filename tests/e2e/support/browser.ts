@@ -1,4 +1,5 @@
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { SetupPage } from '../pages/setup.page.ts';
 
 /** Debian's Chromium: playwright cannot download its own browsers on these machines. */
 export function launchChromium(): Promise<Browser> {
@@ -50,3 +51,24 @@ export async function newContext(
 }
 
 export const STRONG_PASSWORD = 'Rampart#2026x';
+
+/**
+ * A new browser context on a fresh engine's console, through the first-run setup: the page is
+ * signed in as the tenant administrator `email` and shows the console's landing page.
+ */
+export async function firstRunConsole(
+  browser: Browser,
+  engineUrl: string,
+  log: RequestLog,
+  email: string,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await newContext(browser, log);
+  const page = await context.newPage();
+  await page.goto(`${engineUrl}/`);
+  await page.waitForURL(/\/setup$/);
+  const setup = new SetupPage(page);
+  await setup.fill(email, STRONG_PASSWORD);
+  await setup.submit();
+  await page.waitForURL(`${engineUrl}/`);
+  return { context, page };
+}
