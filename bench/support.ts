@@ -51,8 +51,14 @@ export async function startEngineProcess(env: Record<string, string>): Promise<S
   return {
     child,
     consoleUrl: ready.consoleUrl,
+    // An engine that already died (a crash under load) is stopped: the bench goes on to stop the
+    // reference servers it started instead of failing on the closed channel.
     stop: () =>
       new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null || !child.connected) {
+          resolve();
+          return;
+        }
         child.once('exit', () => resolve());
         child.send({ type: 'shutdown' });
       }),
