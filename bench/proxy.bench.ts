@@ -40,6 +40,7 @@ import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
 import { childPids, cpuSeconds, line, startEngineProcess } from './support.ts';
+import { MIX, modsecurityConf } from './waf-mix.ts';
 import { readConfigDocument } from '#engine/config-store';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -48,40 +49,6 @@ const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 /** The fixed load of the latency run through Rampart, requests per second. */
 const P99_RATE = Number(process.env.BENCH_P99_RATE ?? 500);
 const CONNECTIONS = 16;
-
-interface MixEntry {
-  attack: boolean;
-  method: 'GET' | 'POST';
-  path: string;
-  contentType?: string;
-  body?: string;
-}
-
-/** waf.bench.ts's mix: six everyday requests and four attacks (SQL injection, XSS, path traversal, command injection). */
-const MIX: MixEntry[] = [
-  { attack: false, method: 'GET', path: '/products/42?ref=home&q=blue+shoes&page=2' },
-  { attack: false, method: 'GET', path: '/' },
-  { attack: false, method: 'GET', path: '/static/app.js?v=1234' },
-  {
-    attack: false,
-    method: 'POST',
-    path: '/login',
-    contentType: 'application/x-www-form-urlencoded',
-    body: 'user=alice&password=S3cret%21&remember=on',
-  },
-  {
-    attack: false,
-    method: 'POST',
-    path: '/api/cart',
-    contentType: 'application/json',
-    body: '{"item":42,"qty":2,"note":"gift wrap please"}',
-  },
-  { attack: false, method: 'GET', path: '/search?q=o%27reilly+books&sort=price' },
-  { attack: true, method: 'GET', path: '/item?id=1%27%20OR%20%271%27=%271' },
-  { attack: true, method: 'GET', path: '/search?q=%3Cscript%3Ealert(1)%3C/script%3E' },
-  { attack: true, method: 'GET', path: '/download?file=../../../../etc/passwd' },
-  { attack: true, method: 'GET', path: '/ping?host=127.0.0.1;cat%20/etc/passwd' },
-];
 
 const HOST = 'shop.example.com';
 const HEADERS: [string, string][] = [
@@ -204,28 +171,7 @@ ${NGINX_PROXY}
 
   // nginx + ModSecurity v3 + CRS, request and response bodies inspected.
   const rules = join(dir, 'modsecurity.conf');
-  await writeFile(
-    rules,
-    [
-      'SecRuleEngine On',
-      'SecRequestBodyAccess On',
-      'SecResponseBodyAccess On',
-      'SecResponseBodyMimeType text/plain text/html text/xml application/json application/javascript',
-      'SecResponseBodyLimit 65536',
-      'SecResponseBodyLimitAction ProcessPartial',
-      'SecRequestBodyLimit 131072',
-      'SecRequestBodyNoFilesLimit 131072',
-      'SecRequestBodyLimitAction Reject',
-      'SecAuditEngine Off',
-      'SecRule REQUEST_HEADERS:Content-Type "^(?:application(?:/soap\\+|/)|text/)xml" "id:200000,phase:1,t:none,t:lowercase,pass,nolog,ctl:requestBodyProcessor=XML"',
-      'SecRule REQUEST_HEADERS:Content-Type "^application/json" "id:200001,phase:1,t:none,t:lowercase,pass,nolog,ctl:requestBodyProcessor=JSON"',
-      'SecRule REQBODY_ERROR "!@eq 0" "id:200002,phase:2,t:none,log,deny,status:400,msg:\'Failed to parse request body.\'"',
-      'SecRule MULTIPART_STRICT_ERROR "!@eq 0" "id:200003,phase:2,t:none,log,deny,status:400,msg:\'Multipart strict error\'"',
-      `Include ${found.options.setupFile ?? '/etc/modsecurity/crs/crs-setup.conf'}`,
-      `Include ${join(found.dir, 'rules', '*.conf')}`,
-      '',
-    ].join('\n'),
-  );
+  await writeFile(rules, modsecurityConf({ dir: found.dir, setupFile: found.options.setupFile }, true));
   const modsecPort = await freePort();
   const modsec = await startNginx(
     'modsec',

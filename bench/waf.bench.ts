@@ -29,46 +29,13 @@ import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
 import { childPids, cpuSeconds, line, startEngineProcess } from './support.ts';
+import { MIX, modsecurityConf, type MixEntry } from './waf-mix.ts';
 import { readConfigDocument } from '#engine/config-store';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
 /** Alternating HTTP runs per side (each BENCH_SECONDS long). */
 const HTTP_ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
-
-interface MixEntry {
-  attack: boolean;
-  method: string;
-  path: string;
-  contentType?: string;
-  body?: string;
-}
-
-/** Six everyday requests and four attacks (SQL injection, XSS, path traversal, command injection). */
-const MIX: MixEntry[] = [
-  { attack: false, method: 'GET', path: '/products/42?ref=home&q=blue+shoes&page=2' },
-  { attack: false, method: 'GET', path: '/' },
-  { attack: false, method: 'GET', path: '/static/app.js?v=1234' },
-  {
-    attack: false,
-    method: 'POST',
-    path: '/login',
-    contentType: 'application/x-www-form-urlencoded',
-    body: 'user=alice&password=S3cret%21&remember=on',
-  },
-  {
-    attack: false,
-    method: 'POST',
-    path: '/api/cart',
-    contentType: 'application/json',
-    body: '{"item":42,"qty":2,"note":"gift wrap please"}',
-  },
-  { attack: false, method: 'GET', path: '/search?q=o%27reilly+books&sort=price' },
-  { attack: true, method: 'GET', path: '/item?id=1%27%20OR%20%271%27=%271' },
-  { attack: true, method: 'GET', path: '/search?q=%3Cscript%3Ealert(1)%3C/script%3E' },
-  { attack: true, method: 'GET', path: '/download?file=../../../../etc/passwd' },
-  { attack: true, method: 'GET', path: '/ping?host=127.0.0.1;cat%20/etc/passwd' },
-];
 
 const HEADERS: [string, string][] = [
   ['Host', 'shop.example.com'],
@@ -164,25 +131,7 @@ try {
     await writeFile(file, '<html><body>ok</body></html>\n');
   }
   const rules = join(dir, 'modsecurity.conf');
-  await writeFile(
-    rules,
-    [
-      'SecRuleEngine On',
-      'SecRequestBodyAccess On',
-      'SecResponseBodyAccess Off',
-      'SecRequestBodyLimit 131072',
-      'SecRequestBodyNoFilesLimit 131072',
-      'SecRequestBodyLimitAction Reject',
-      'SecAuditEngine Off',
-      'SecRule REQUEST_HEADERS:Content-Type "^(?:application(?:/soap\\+|/)|text/)xml" "id:200000,phase:1,t:none,t:lowercase,pass,nolog,ctl:requestBodyProcessor=XML"',
-      'SecRule REQUEST_HEADERS:Content-Type "^application/json" "id:200001,phase:1,t:none,t:lowercase,pass,nolog,ctl:requestBodyProcessor=JSON"',
-      'SecRule REQBODY_ERROR "!@eq 0" "id:200002,phase:2,t:none,log,deny,status:400,msg:\'Failed to parse request body.\'"',
-      'SecRule MULTIPART_STRICT_ERROR "!@eq 0" "id:200003,phase:2,t:none,log,deny,status:400,msg:\'Multipart strict error\'"',
-      `Include ${found.options.setupFile ?? '/etc/modsecurity/crs/crs-setup.conf'}`,
-      `Include ${join(found.dir, 'rules', '*.conf')}`,
-      '',
-    ].join('\n'),
-  );
+  await writeFile(rules, modsecurityConf({ dir: found.dir, setupFile: found.options.setupFile }, false));
   const port = await freePort();
   await nginx.start(
     `    server {
@@ -196,7 +145,7 @@ try {
   );
   const workers = childPids(nginx.pid ?? 0);
   const cannonRequests = MIX.map((m) => ({
-    method: m.method as 'GET' | 'POST',
+    method: m.method,
     path: m.path,
     headers: Object.fromEntries([
       ...HEADERS,

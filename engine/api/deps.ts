@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { AccountService, Session } from '#engine/accounts';
 import type { LicenceService } from '#engine/licence';
 import type { GlobalListsService, SitesService } from '#engine/sites';
@@ -12,6 +11,7 @@ import type { BanStore, EventRuntime, EventsService, RulesService } from '#engin
 import type { OverviewService } from '#engine/overview';
 import type { StorageLogKind } from '#engine/config-store';
 import type { HealthParts, HeadlineMetrics } from '#engine/metrics';
+import type { ConsoleBackup } from '#engine/backup';
 import type { ProxyStatusView } from './contracts/sites.contract.ts';
 
 export type { AccountRecord, Session };
@@ -59,22 +59,8 @@ export interface ApiDeps {
   backup?: BackupPort;
 }
 
-export interface BackupPort {
-  /** Writes an archive (with the logs on request) and gives it as a stream that removes the file once read. */
-  create(passphrase: string, logs: boolean): Promise<{ fileName: string; content: Readable }>;
-  /** Checks and unpacks an archive beside the data directory, for the next start. */
-  stage(
-    archive: Buffer,
-    passphrase: string,
-  ): Promise<{
-    engineVersion: string;
-    schemaVersion: number;
-    createdAt: number;
-    logs: boolean;
-    files: number;
-    logEntries: number;
-  }>;
-}
+/** The console's backup and restore (engine/backup's port on the running engine). */
+export type BackupPort = ConsoleBackup;
 
 export interface SystemPort {
   health(): Promise<HealthParts>;
