@@ -161,6 +161,7 @@ export class AccountService {
         activatedAt: now,
         passwordChangedAt: now,
         lastSignInAt: now,
+        twoFactor: null,
       };
       doc.accounts.push(record);
       doc.audit.push({ at: now, actorId: record.id, action: 'setup', targetId: record.id });
@@ -302,6 +303,7 @@ export class AccountService {
         activatedAt: null,
         passwordChangedAt: null,
         lastSignInAt: null,
+        twoFactor: null,
       };
       doc.accounts.push(record);
       doc.audit.push({ at: now, actorId: actor.accountId, action: 'account.create', targetId: record.id });

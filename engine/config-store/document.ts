@@ -5,7 +5,7 @@ import type { CustomRuleLocation, EventInput, ModuleKey, Role, RuleInput } from 
  * plain data; the modules that own a slice give it behaviour. Bump SCHEMA_VERSION and add a
  * migration in migrations.ts whenever a stored shape changes.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 export interface AccountRecord {
   id: string;
@@ -21,6 +21,19 @@ export interface AccountRecord {
   activatedAt: number | null;
   passwordChangedAt: number | null;
   lastSignInAt: number | null;
+  /** Two-factor sign-in (TOTP, RFC 6238); null while the account has none. */
+  twoFactor: TwoFactorRecord | null;
+}
+
+/** An account's TOTP second factor. The secret is sealed at rest; recovery codes are kept as hashes. */
+export interface TwoFactorRecord {
+  /** Base32 of the shared secret (20 random bytes). */
+  secret: string;
+  enabledAt: number;
+  /** Hashes of the unused recovery codes; a used code is removed. */
+  recoveryCodeHashes: string[];
+  /** The last 30-second step accepted, so a code is never accepted twice. */
+  lastUsedStep: number;
 }
 
 export type LinkPurpose = 'activate' | 'reset';
@@ -318,6 +331,46 @@ export type RuleRecord = Omit<RuleInput, 'priority'> & {
   updatedAt: number;
 };
 
+/**
+ * The console's TLS certificate. The appliance makes its own CA and a server certificate for the
+ * host's names and addresses at first start; an administrator may upload one instead. The own CA
+ * is kept while an uploaded certificate is in use, so the generated one can be reinstated.
+ */
+export interface ConsoleTlsRecord {
+  ca: { certPem: string; keyPem: string };
+  source: 'generated' | 'uploaded';
+  /** The served certificate, then its chain. */
+  certPem: string;
+  keyPem: string;
+  /** The DNS names and addresses the generated certificate covers (empty for an uploaded one). */
+  names: string[];
+  updatedAt: number;
+}
+
+/** SMTP settings made in the console; they win over RAMPART_SMTP_*. */
+export interface SmtpSettingsRecord {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string;
+  password: string;
+  from: string;
+}
+
+/** Administration settings made on the System page. Each null or absent value means "the environment's". */
+export interface AdminSettingsRecord {
+  smtp: SmtpSettingsRecord | null;
+  session: { idleMinutes: number; absoluteHours: number } | null;
+  /** Listening ports, applied at the next start. */
+  ports: { console?: number; gateway?: number; intake?: number };
+  /** Administrators must sign in with a second factor. */
+  requireTwoFactorForAdmins: boolean;
+}
+
+export function defaultAdminSettings(): AdminSettingsRecord {
+  return { smtp: null, session: null, ports: {}, requireTwoFactorForAdmins: false };
+}
+
 /** Global pass and block lists of addresses and CIDR ranges, shared by all sites. */
 export interface GlobalIpListsRecord {
   pass: string[];
@@ -345,6 +398,9 @@ export interface ConfigDocument {
   links: LinkRecord[];
   licence: FormalLicenceRecord | null;
   audit: AuditRecord[];
+  /** Made at the first start that serves the console (null before). */
+  consoleTls: ConsoleTlsRecord | null;
+  admin: AdminSettingsRecord;
 }
 
 export const DEFAULT_TOKEN_COOKIE = 'rampart_token';
@@ -380,6 +436,8 @@ export function emptyDocument(installationId: string, now: number, secret: () =>
     links: [],
     licence: null,
     audit: [],
+    consoleTls: null,
+    admin: defaultAdminSettings(),
   };
 }
 

@@ -19,11 +19,16 @@ export {
   defaultStorage,
   accessLogConfig,
   presetEvents,
+  defaultAdminSettings,
 } from './document.ts';
 export { migrate, type Migration } from './migrations.ts';
 export type {
   ConfigDocument,
   AccountRecord,
+  TwoFactorRecord,
+  ConsoleTlsRecord,
+  SmtpSettingsRecord,
+  AdminSettingsRecord,
   LinkRecord,
   LinkPurpose,
   FormalLicenceRecord,

@@ -5,6 +5,7 @@ import {
   defaultSiteGlobal,
   defaultStorage,
   DEFAULT_AUDIT_RETENTION_DAYS,
+  defaultAdminSettings,
   presetEvents,
   type ConfigDocument,
 } from './document.ts';
@@ -65,6 +66,17 @@ const migrations: Record<number, Migration> = {
   // 8 -> 9: secrets sealed at rest (secret-box.ts). Nothing changes in the document's shape: the
   // store writes the migrated document at open, and every write seals the secrets.
   8: (doc) => doc,
+  // 9 -> 10: the console's own TLS certificate (made at the next start), administration settings
+  // made in the console, and each account's second factor (none yet).
+  9: (doc) => ({
+    ...doc,
+    consoleTls: null,
+    admin: defaultAdminSettings(),
+    accounts: (Array.isArray(doc.accounts) ? (doc.accounts as Record<string, unknown>[]) : []).map((a) => ({
+      ...a,
+      twoFactor: null,
+    })),
+  }),
 };
 
 export function migrate(

@@ -120,6 +120,12 @@ function secretSlots(doc: Rec): { label: string; owner: Rec; key: string }[] {
     add('logConfigs.certificate.clientKeyPem', log.certificate, 'clientKeyPem');
   }
   add('intake.serverKeyPem', doc.intake, 'serverKeyPem');
+  if (isRec(doc.consoleTls)) {
+    add('consoleTls.ca.keyPem', doc.consoleTls.ca, 'keyPem');
+    add('consoleTls.keyPem', doc.consoleTls, 'keyPem');
+  }
+  if (isRec(doc.admin)) add('admin.smtp.password', doc.admin.smtp, 'password');
+  for (const account of recs(doc.accounts)) add('accounts.twoFactor.secret', account.twoFactor, 'secret');
   for (const rule of recs(doc.rules)) {
     const notify = rule.notify;
     if (isRec(notify)) add('rules.notify.webhook.secret', notify.webhook, 'secret');

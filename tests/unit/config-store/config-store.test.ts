@@ -156,6 +156,14 @@ describe('migrations', () => {
     expect(doc.storage.retentionDays).toEqual({ ...retentionDays, audit: 365 });
   });
 
+  it('give a version-9 document no console certificate, default administration settings and no second factors (9 -> 10)', () => {
+    const { doc } = migrate({ schemaVersion: 9, accounts: [{ id: 'acc_1', email: 'a@b.c' }] }, undefined, 10);
+    expect(doc.schemaVersion).toBe(10);
+    expect(doc.consoleTls).toBeNull();
+    expect(doc.admin).toEqual({ smtp: null, session: null, ports: {}, requireTwoFactorForAdmins: false });
+    expect(doc.accounts).toEqual([{ id: 'acc_1', email: 'a@b.c', twoFactor: null }]);
+  });
+
   it('leave a current document alone', () => {
     expect(migrate({ schemaVersion: SCHEMA_VERSION, accounts: [] }).migrated).toBe(false);
   });

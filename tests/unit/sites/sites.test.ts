@@ -167,7 +167,7 @@ describe('schema migrations 1 -> 2 -> 3 -> 4 -> 5 -> 6 -> 7 -> 8 -> 9', () => {
     };
     await writeFile(join(dir, CONFIG_FILE_NAME), JSON.stringify(v1));
     const store = await ConfigStore.open(dir, clock);
-    expect(store.data.schemaVersion).toBe(9);
+    expect(store.data.schemaVersion).toBe(10);
     expect(store.data.storage.retentionDays.audit).toBe(365);
     expect(store.data.logConfigs).toEqual([]);
     expect(store.data.rules).toEqual([]);
