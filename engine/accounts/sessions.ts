@@ -23,9 +23,15 @@ export class SessionStore {
   constructor(
     private readonly clock: Clock,
     private readonly random: Random,
-    private readonly idleMs: number,
-    private readonly absoluteMs: number,
+    private idleMs: number,
+    private absoluteMs: number,
   ) {}
+
+  /** New timeouts (set on the System page), for new sessions and those already open alike. */
+  setTimeouts(idleMs: number, absoluteMs: number): void {
+    this.idleMs = idleMs;
+    this.absoluteMs = absoluteMs;
+  }
 
   create(accountId: string): Session {
     const now = this.clock.now();
