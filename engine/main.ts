@@ -16,7 +16,8 @@ import { LogStore } from '#engine/log-store';
 import { AccountService, type Mailer } from '#engine/accounts';
 import { LicenceService } from '#engine/licence';
 import { GlobalListsService, SitesService } from '#engine/sites';
-import { createMailer } from '#engine/mail';
+import { SwitchableMailer } from '#engine/mail';
+import { AdminSettingsService, effectiveSettings } from '#engine/admin-settings';
 import { buildConsoleServer, SESSION_COOKIE, type AnyRoute, type ApiDeps } from '#engine/api';
 import { AUDIT_INDEXED_FIELDS, AUDIT_LOG, AuditTrail, registerAuditHooks } from '#engine/audit';
 import { applyPendingRestore, consoleBackup } from '#engine/backup';
@@ -149,6 +150,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock, {
     secretKeyFile: settings.secretKeyFile,
   });
+  // What an administrator saved on the System page wins over the environment (ports apply only now).
+  const environment = settings;
+  settings = effectiveSettings(environment, configStore.data.admin);
   // The log configurations' key fields are indexed too; the service is made below, after the store.
   let keyFieldsOfLog: (log: string) => readonly string[] = () => [];
   const logStore = await LogStore.open(
@@ -178,7 +182,10 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   provide(c, TOKENS.logger, () => logger);
   provide(c, TOKENS.configStore, () => configStore);
   provide(c, TOKENS.logStore, () => logStore);
-  provide(c, TOKENS.mailer, () => options.mailer ?? createMailer(settings.smtp));
+  // One mailer for the engine, pointed at another SMTP server when one is saved (a test's own mailer stays).
+  const testMailer = options.mailer;
+  const mailer = new SwitchableMailer(settings.smtp, testMailer ? () => testMailer : undefined);
+  provide(c, TOKENS.mailer, () => mailer);
   // Each service gets the slice of the configuration it works on, not the whole store.
   provide(
     c,
@@ -206,8 +213,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       }),
   );
 
-  // The gateway port is known once it listens (a test may ask for port 0).
+  // The gateway and console ports are known once they listen (a test may ask for port 0).
   let gatewayPort = settings.gateway.port;
+  let consolePort = settings.console.port;
   provide(
     c,
     TOKENS.sites,
@@ -449,6 +457,13 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       rendererDir: options.rendererDir ?? findRendererDir(),
       system,
       proxy: () => proxyRef?.status() ?? null,
+      adminSettings: new AdminSettingsService({
+        store: configStore.slice(['admin', 'sites']),
+        environment,
+        listening: () => ({ console: consolePort, gateway: gatewayPort, intake: settings.intake.port }),
+        mailer,
+        sessions: get(c, TOKENS.accounts).sessions,
+      }),
       backup: consoleBackup({
         dataDir: settings.dataDir,
         logEntries: () => logStore.entries(),
@@ -528,6 +543,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   });
 
   const address = await app.listen({ host: settings.console.host, port: settings.console.port });
+  consolePort = Number(new URL(address).port);
   const gatewayAddress = await gateway.listen({ host: settings.gateway.host, port: settings.gateway.port });
   gatewayPort = Number(new URL(gatewayAddress).port);
   gatewayListening = true;

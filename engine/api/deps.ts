@@ -12,6 +12,7 @@ import type { OverviewService } from '#engine/overview';
 import type { StorageLogKind } from '#engine/config-store';
 import type { HealthParts, HeadlineMetrics } from '#engine/metrics';
 import type { ConsoleBackup } from '#engine/backup';
+import type { AdminSettingsService } from '#engine/admin-settings';
 import type { ProxyStatusView } from './contracts/sites.contract.ts';
 
 export type { AccountRecord, Session };
@@ -57,7 +58,12 @@ export interface ApiDeps {
   proxy?: () => ProxyStatusView | null;
   /** Backup and restore (engine/backup); absent where a server is built without them. */
   backup?: BackupPort;
+  /** The System page's SMTP, session, port and two-factor settings (engine/admin-settings). */
+  adminSettings?: AdminSettingsPort;
 }
+
+/** The administration settings (engine/admin-settings' service on the running engine). */
+export type AdminSettingsPort = AdminSettingsService;
 
 /** The console's backup and restore (engine/backup's port on the running engine). */
 export type BackupPort = ConsoleBackup;

@@ -35,6 +35,7 @@ import { logConfigRoutes } from './routes/log-configs.routes.ts';
 import { eventRoutes } from './routes/events.routes.ts';
 import { overviewRoutes } from './routes/overview.routes.ts';
 import { backupRoutes } from './routes/backup.routes.ts';
+import { systemSettingsRoutes } from './routes/system-settings.routes.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -67,6 +68,7 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export function allRoutes(deps: ApiDeps): AnyRoute[] {
   return [
     ...systemRoutes(deps),
+    ...systemSettingsRoutes(deps),
     ...sessionRoutes(deps),
     ...accountRoutes(deps),
     ...licenceRoutes(deps),

@@ -21,6 +21,7 @@ export const SUBJECT_KINDS = [
   'rule',
   'ban',
   'ipLists',
+  'adminSettings',
 ] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
@@ -111,6 +112,13 @@ export const SUBJECTS: Readonly<Record<string, SubjectSpec>> = {
   createBan: { kind: 'ban', id: created() },
   liftBan: { kind: 'ban', id: param() },
   setIpLists: { kind: 'ipLists', id: single },
+  // The System page's administration settings: the whole block, its SMTP password masked.
+  updateSmtpSettings: { kind: 'adminSettings', id: single },
+  resetSmtpSettings: { kind: 'adminSettings', id: single },
+  updateSessionSettings: { kind: 'adminSettings', id: single },
+  resetSessionSettings: { kind: 'adminSettings', id: single },
+  updatePortSettings: { kind: 'adminSettings', id: single },
+  updateTwoFactorPolicy: { kind: 'adminSettings', id: single },
 };
 
 /**
@@ -123,6 +131,7 @@ export const RESOURCE_FROM_BODY: Readonly<Record<string, string>> = {
   purgeLogs: 'log',
   signIn: 'email',
   completeLink: 'token',
+  sendTestMail: 'to',
 };
 
 const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

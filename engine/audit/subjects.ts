@@ -44,6 +44,8 @@ export function readSubject(sources: SubjectSources, ref: SubjectRef): unknown {
       return doc.storage;
     case 'ipLists':
       return doc.ipLists;
+    case 'adminSettings':
+      return doc.admin;
     case 'basicRuleGroup': {
       if (ref.siteId === undefined || ref.id === null) return undefined;
       const groups = doc.basicRules[ref.siteId]?.groups;

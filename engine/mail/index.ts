@@ -1,6 +1,8 @@
 /**
  * Outgoing mail over SMTP (nodemailer). Without SMTP settings the mailer reports itself as not
  * configured and refuses to send, so callers can show links to the administrator instead.
+ * `SwitchableMailer` is the engine's one mailer: SMTP settings saved on the System page replace its
+ * transport while it runs, so every holder of it sends through the new server without a restart.
  */
 import nodemailer from 'nodemailer';
 import type { SmtpSettings } from '#engine/settings';
@@ -28,4 +30,28 @@ export function createMailer(smtp: SmtpSettings | undefined): Mailer {
       await transport.sendMail({ from: smtp.from, to: mail.to, subject: mail.subject, text: mail.text });
     },
   };
+}
+
+/** A mailer whose SMTP server can be changed while the engine runs; a mail under way finishes on the old one. */
+export class SwitchableMailer implements Mailer {
+  #current: Mailer;
+  readonly #make: (smtp: SmtpSettings | undefined) => Mailer;
+
+  constructor(smtp: SmtpSettings | undefined, make: (smtp: SmtpSettings | undefined) => Mailer = createMailer) {
+    this.#make = make;
+    this.#current = make(smtp);
+  }
+
+  get configured(): boolean {
+    return this.#current.configured;
+  }
+
+  send(mail: OutgoingMail): Promise<void> {
+    return this.#current.send(mail);
+  }
+
+  /** Sends through `smtp` from now on (undefined: no server, mail is refused). */
+  use(smtp: SmtpSettings | undefined): void {
+    this.#current = this.#make(smtp);
+  }
 }

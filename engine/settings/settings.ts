@@ -141,6 +141,11 @@ export interface SmtpSettings {
 
 export interface Settings {
   dataDir: string;
+  /**
+   * The RAMPART_* keys given in the environment or as flags (the others took their defaults): the
+   * System page tells an environment value from a default one.
+   */
+  given: readonly string[];
   /** The key that seals the configuration's secrets (absent: `<dataDir>/secret.key`). */
   secretKeyFile?: string;
   console: { host: string; port: number; tls: { certFile: string; keyFile: string } | undefined };
@@ -277,6 +282,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
   const publicUrl = (s.RAMPART_PUBLIC_URL ?? `${scheme}://${hostForUrl}:${s.RAMPART_CONSOLE_PORT}`).replace(/\/+$/, '');
   return {
     dataDir,
+    given: Object.keys(raw),
     ...(s.RAMPART_SECRET_KEY_FILE === undefined ? {} : { secretKeyFile: resolve(s.RAMPART_SECRET_KEY_FILE) }),
     console: { host: s.RAMPART_CONSOLE_HOST, port: s.RAMPART_CONSOLE_PORT, tls },
     gateway: {
@@ -332,6 +338,35 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
     probe: { reportsPerMinute: s.RAMPART_REPORTS_PER_MINUTE },
     logs: { minFreeRatio: s.RAMPART_LOG_MIN_FREE_PERCENT / 100, maxBytes: s.RAMPART_LOG_MAX_BYTES },
     metrics: { token: s.RAMPART_METRICS_TOKEN },
+  };
+}
+
+/** The listening ports an administrator may save in the console (each absent: the environment's). */
+export interface PortOverrides {
+  console?: number | undefined;
+  gateway?: number | undefined;
+  intake?: number | undefined;
+}
+
+/**
+ * The settings with saved ports in place of the environment's: a saved port wins over
+ * RAMPART_CONSOLE_PORT, RAMPART_GATEWAY_PORT and RAMPART_INTAKE_PORT. The links in e-mails follow a
+ * new console port unless RAMPART_PUBLIC_URL names their base.
+ */
+export function withPorts(settings: Settings, ports: PortOverrides): Settings {
+  const consolePort = ports.console ?? settings.console.port;
+  let publicUrl = settings.publicUrl;
+  if (consolePort !== settings.console.port && !settings.given.includes('RAMPART_PUBLIC_URL')) {
+    const url = new URL(publicUrl);
+    url.port = String(consolePort);
+    publicUrl = url.href.replace(/\/+$/, '');
+  }
+  return {
+    ...settings,
+    publicUrl,
+    console: { ...settings.console, port: consolePort },
+    gateway: { ...settings.gateway, port: ports.gateway ?? settings.gateway.port },
+    intake: { ...settings.intake, port: ports.intake ?? settings.intake.port },
   };
 }
 
