@@ -190,7 +190,10 @@ export class AdminSettingsService {
   async sendTestMail(to: string): Promise<TestMailOutcome> {
     const mailer = this.#deps.mailer;
     if (!mailer.configured) {
-      return { sent: false, error: 'No SMTP server is configured: save one on the System page or set RAMPART_SMTP_HOST' };
+      return {
+        sent: false,
+        error: 'No SMTP server is configured: save one on the System page or set RAMPART_SMTP_HOST',
+      };
     }
     try {
       await mailer.send({

@@ -13,6 +13,7 @@ import { cnameEn } from './cname.en.ts';
 import { backupEn } from './backup.en.ts';
 import { inlineEn } from './inline.en.ts';
 import { bypassEn } from './bypass.en.ts';
+import { adminSettingsEn } from './admin-settings.en.ts';
 
 export const en = {
   ...logsEn,
@@ -26,6 +27,7 @@ export const en = {
   ...backupEn,
   ...inlineEn,
   ...bypassEn,
+  ...adminSettingsEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

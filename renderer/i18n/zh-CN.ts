@@ -11,6 +11,7 @@ import { cnameZhCN } from './cname.zh-CN.ts';
 import { backupZhCN } from './backup.zh-CN.ts';
 import { inlineZhCN } from './inline.zh-CN.ts';
 import { bypassZhCN } from './bypass.zh-CN.ts';
+import { adminSettingsZhCN } from './admin-settings.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
@@ -24,6 +25,7 @@ export const zhCN: Messages = {
   ...backupZhCN,
   ...inlineZhCN,
   ...bypassZhCN,
+  ...adminSettingsZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',

@@ -126,7 +126,9 @@ const sessionLengths = z.object({ idleMinutes: z.number().int(), absoluteHours: 
 
 export const sessionSettingsView = sessionLengths.extend({
   source,
-  environment: sessionLengths.describe('RAMPART_SESSION_IDLE_MINUTES / RAMPART_SESSION_ABSOLUTE_HOURS or their defaults'),
+  environment: sessionLengths.describe(
+    'RAMPART_SESSION_IDLE_MINUTES / RAMPART_SESSION_ABSOLUTE_HOURS or their defaults',
+  ),
 });
 
 export const sessionSettingsInput = z
@@ -182,7 +184,10 @@ export const PORT_NAMES = ['console', 'gateway', 'intake'] as const;
 const portState = z.object({
   inUse: z.number().int().describe('the port listening now (0: off)'),
   saved: z.number().int().nullable().describe('saved in the console; null: the environment value'),
-  environment: z.number().int().describe('RAMPART_CONSOLE_PORT, RAMPART_GATEWAY_PORT or RAMPART_INTAKE_PORT, or its default'),
+  environment: z
+    .number()
+    .int()
+    .describe('RAMPART_CONSOLE_PORT, RAMPART_GATEWAY_PORT or RAMPART_INTAKE_PORT, or its default'),
   nextStart: z.number().int().describe('the port used from the next start'),
   source,
   restartRequired: z.boolean(),
@@ -218,8 +223,7 @@ export const updatePortSettings = defineContract({
   method: 'PUT',
   path: '/system/ports',
   operationId: 'updatePortSettings',
-  summary:
-    'Save the console, gateway and intake ports (distinct, not a CNAME site port); they apply at the next start',
+  summary: 'Save the console, gateway and intake ports (distinct, not a CNAME site port); they apply at the next start',
   tag: 'system',
   access: ADMINS,
   body: portSettingsInput,
@@ -230,7 +234,9 @@ export const updatePortSettings = defineContract({
 
 export const twoFactorPolicyView = z.object({
   requireTwoFactorForAdmins: z.boolean(),
-  callerHasTwoFactor: z.boolean().describe('whether the administrator asking has a second factor (needed to turn it on)'),
+  callerHasTwoFactor: z
+    .boolean()
+    .describe('whether the administrator asking has a second factor (needed to turn it on)'),
 });
 
 export const getTwoFactorPolicy = defineContract({

@@ -18,7 +18,8 @@ import {
 /** The System page's administration settings (engine/admin-settings): SMTP, sessions, ports, two-factor. */
 export function systemSettingsRoutes(deps: ApiDeps): AnyRoute[] {
   const settings = (): AdminSettingsPort => {
-    if (!deps.adminSettings) throw new RampartError('NOT_FOUND', 'This engine was started without administration settings');
+    if (!deps.adminSettings)
+      throw new RampartError('NOT_FOUND', 'This engine was started without administration settings');
     return deps.adminSettings;
   };
   return [
