@@ -192,7 +192,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     TOKENS.accounts,
     (c) =>
       new AccountService({
-        store: get(c, TOKENS.configStore).slice(['accounts', 'links', 'audit', 'secrets']),
+        store: get(c, TOKENS.configStore).slice(['accounts', 'links', 'audit', 'secrets', 'admin']),
         clock: get(c, TOKENS.clock),
         random: get(c, TOKENS.random),
         mailer: get(c, TOKENS.mailer),

@@ -18,6 +18,7 @@ import { SessionStore, type Session } from './sessions.ts';
 import { DeviceCookies, type KnownDevice } from './device-cookies.ts';
 import type { Mailer } from './mailer.ts';
 import { activationMail, resetMail } from './mail-texts.ts';
+import { findRecoveryCode, hashRecoveryCode, matchTotp, newRecoveryCodes, newTotpSecret, otpauthUri } from './totp.ts';
 
 export const LIMITS = {
   activationMailPerAddress: { count: 1, windowMs: 5 * MINUTE },
@@ -29,11 +30,17 @@ export const LIMITS = {
   deviceCookieMs: 365 * DAY,
   activationLinkMs: 24 * HOUR,
   resetLinkMs: 1 * HOUR,
+  /** Wrong second-factor codes (sign-in, enrolment, disabling, new recovery codes) per account. */
+  twoFactorFailuresPerAccount: { count: 5, windowMs: 15 * MINUTE },
+  /** How long the second step of a sign-in may follow the password step. */
+  twoFactorChallengeMs: 5 * MINUTE,
+  /** How long a started enrolment waits for its first code. */
+  twoFactorEnrolmentMs: 30 * MINUTE,
 } as const;
 
 export interface AccountServiceDeps {
   /** Accounts, single-use links, the audit trail and the signing secret (device cookies). */
-  store: ConfigSlice<'accounts' | 'links' | 'audit' | 'secrets'>;
+  store: ConfigSlice<'accounts' | 'links' | 'audit' | 'secrets' | 'admin'>;
   clock: Clock;
   random: Random;
   mailer: Mailer;
@@ -62,6 +69,29 @@ export interface SignedIn {
   account: AccountRecord;
   /** A fresh device cookie for this browser: presented at the next sign-in, it is a known device. */
   deviceToken: string;
+}
+
+/** The password step of a sign-in: a session, or (two-factor on) a challenge for the second step. */
+export type SignInStep =
+  ({ kind: 'signedIn' } & SignedIn) | { kind: 'secondFactor'; challengeId: string; expiresAt: number };
+
+/** The second step's proof: a code of the authenticator app, or one of the recovery codes. */
+export type SecondFactor = { kind: 'totp'; code: string } | { kind: 'recovery'; code: string };
+
+/** An account's second factor as it may be shown: never the secret, never the hashes. */
+export interface TwoFactorStatus {
+  enabled: boolean;
+  enabledAt: number | null;
+  recoveryCodesLeft: number;
+  /** The administrators' policy asks this account to have one (and it has none yet when !enabled). */
+  required: boolean;
+}
+
+/** A started enrolment: what the authenticator app is given. */
+export interface TwoFactorEnrolment {
+  secret: string;
+  otpauthUri: string;
+  expiresAt: number;
 }
 
 export interface Actor {
@@ -98,6 +128,11 @@ export class AccountService {
   readonly #failuresPerIp: SlidingWindowLimiter;
   readonly #failuresPerDevice: SlidingWindowLimiter;
   readonly #devices: DeviceCookies;
+  readonly #twoFactorFailures: SlidingWindowLimiter;
+  /** Enrolments started and not confirmed yet, by account: in memory, like sessions. */
+  readonly #enrolments = new Map<string, { secret: string; expiresAt: number }>();
+  /** Sign-ins waiting for their second step, by challenge id. */
+  readonly #challenges = new Map<string, { accountId: string; expiresAt: number }>();
 
   constructor(deps: AccountServiceDeps) {
     this.#deps = deps;
@@ -122,6 +157,11 @@ export class AccountService {
     this.#failuresPerDevice = new SlidingWindowLimiter(
       LIMITS.signInFailuresPerDevice.count,
       LIMITS.signInFailuresPerDevice.windowMs,
+      clock,
+    );
+    this.#twoFactorFailures = new SlidingWindowLimiter(
+      LIMITS.twoFactorFailuresPerAccount.count,
+      LIMITS.twoFactorFailuresPerAccount.windowMs,
       clock,
     );
     this.#devices = new DeviceCookies(deps.store.data.secrets.tokenKey, clock, deps.random, LIMITS.deviceCookieMs);
@@ -171,11 +211,26 @@ export class AccountService {
   }
 
   /**
-   * Signs in. `deviceToken` is the device cookie the browser holds, if any: a browser that signed
-   * in to this account before counts only its own failures (at most 5 per 15 minutes), so the
-   * lockout that failures from unknown browsers cause (per account and per IP) does not reach it.
+   * Signs in an account without a second factor. An account with one cannot sign in this way
+   * (TWO_FACTOR_REQUIRED): `beginSignIn` and `completeSignIn` are its two steps.
    */
   async signIn(emailInput: string, password: string, ip: string, deviceToken?: string): Promise<SignedIn> {
+    const step = await this.beginSignIn(emailInput, password, ip, deviceToken);
+    if (step.kind === 'secondFactor') {
+      this.#challenges.delete(step.challengeId);
+      throw new RampartError('TWO_FACTOR_REQUIRED', 'This account signs in with a second factor as well');
+    }
+    return { session: step.session, account: step.account, deviceToken: step.deviceToken };
+  }
+
+  /**
+   * The password step of a sign-in. `deviceToken` is the device cookie the browser holds, if any: a
+   * browser that signed in to this account before counts only its own failures (at most 5 per 15
+   * minutes), so the lockout that failures from unknown browsers cause (per account and per IP)
+   * does not reach it. An account with two-factor on gets a challenge (5 minutes, single-use)
+   * instead of a session.
+   */
+  async beginSignIn(emailInput: string, password: string, ip: string, deviceToken?: string): Promise<SignInStep> {
     const email = normaliseEmail(emailInput);
     const account = this.#accounts.find((a) => a.email === email && a.activated);
     const device = account ? this.#devices.verify(deviceToken, account.id) : null;
@@ -197,17 +252,212 @@ export class AccountService {
     // lockout stands.
     if (device) this.#failuresPerDevice.reset(device.nonce);
     else this.#failuresPerAccount.reset(email);
+    if (account.twoFactor) {
+      const now = this.#deps.clock.now();
+      this.#sweep(now);
+      const challengeId = newSecret(this.#deps.random);
+      const expiresAt = now + LIMITS.twoFactorChallengeMs;
+      this.#challenges.set(challengeId, { accountId: account.id, expiresAt });
+      return { kind: 'secondFactor', challengeId, expiresAt };
+    }
+    return { kind: 'signedIn', ...(await this.#startSession(account.id)) };
+  }
+
+  /**
+   * The second step: a code of the authenticator app (each accepted once) or an unused recovery
+   * code, within 5 minutes of the password step. Wrong codes count against the account (5 per 15
+   * minutes); the challenge stays usable until it succeeds or expires.
+   */
+  async completeSignIn(challengeId: string, factor: SecondFactor): Promise<SignedIn> {
+    const now = this.#deps.clock.now();
+    this.#sweep(now);
+    const challenge = this.#challenges.get(challengeId);
+    const account = challenge && this.#accounts.find((a) => a.id === challenge.accountId);
+    if (!challenge || !account?.enabled || !account.twoFactor) {
+      this.#challenges.delete(challengeId);
+      throw challengeInvalid();
+    }
+    await this.#useSecondFactor(account.id, factor);
+    // Single use: of two calls racing with good codes, only the first gets a session.
+    if (!this.#challenges.delete(challengeId)) throw challengeInvalid();
+    return this.#startSession(account.id);
+  }
+
+  async #startSession(accountId: string): Promise<SignedIn> {
     const now = this.#deps.clock.now();
     const updated = await this.#deps.store.update((doc) => {
-      const a = mustFind(doc.accounts, account.id);
+      const a = mustFind(doc.accounts, accountId);
       a.lastSignInAt = now;
       return { ...a };
     });
     return {
-      session: this.sessions.create(account.id),
+      session: this.sessions.create(accountId),
       account: updated,
-      deviceToken: this.#devices.issue(account.id),
+      deviceToken: this.#devices.issue(accountId),
     };
+  }
+
+  #sweep(now: number): void {
+    for (const [id, c] of this.#challenges) if (c.expiresAt <= now) this.#challenges.delete(id);
+    for (const [id, e] of this.#enrolments) if (e.expiresAt <= now) this.#enrolments.delete(id);
+  }
+
+  /**
+   * Checks a second factor and uses it up: a TOTP code's step becomes the last one used, a recovery
+   * code is removed. Wrong ones count against the account; too many answer RATE_LIMITED.
+   */
+  async #useSecondFactor(accountId: string, factor: SecondFactor): Promise<void> {
+    const verdict = this.#twoFactorFailures.check(accountId);
+    if (!verdict.allowed) throw rateLimited('twoFactor', verdict.retryAfterMs, 'Too many wrong codes');
+    const now = this.#deps.clock.now();
+    // Checked against the document as it is when the change applies, so two calls with one code
+    // cannot both pass.
+    const accepted = await this.#deps.store.update((doc) => {
+      const twoFactor = mustFind(doc.accounts, accountId).twoFactor;
+      if (!twoFactor) return false;
+      if (factor.kind === 'totp') {
+        const step = matchTotp(twoFactor.secret, factor.code, now, twoFactor.lastUsedStep);
+        if (step === null) return false;
+        twoFactor.lastUsedStep = step;
+        return true;
+      }
+      const index = findRecoveryCode(twoFactor.recoveryCodeHashes, factor.code);
+      if (index === -1) return false;
+      twoFactor.recoveryCodeHashes.splice(index, 1);
+      return true;
+    });
+    if (!accepted) {
+      this.#twoFactorFailures.hit(accountId);
+      this.#deps.logger.warn({ accountId, kind: factor.kind }, 'second factor refused');
+      throw codeWrong(factor.kind === 'totp' ? 'code' : 'recoveryCode');
+    }
+    this.#twoFactorFailures.reset(accountId);
+  }
+
+  /** Whether an account has two-factor on, its recovery codes left, and whether policy asks for it. */
+  twoFactorStatus(accountId: string): TwoFactorStatus {
+    const account = this.get(accountId);
+    return {
+      enabled: account.twoFactor !== null,
+      enabledAt: account.twoFactor?.enabledAt ?? null,
+      recoveryCodesLeft: account.twoFactor?.recoveryCodeHashes.length ?? 0,
+      required: this.#policyCovers(account),
+    };
+  }
+
+  /**
+   * Whether this account's sessions are held to enrolment: administrators must have a second
+   * factor (the System page's setting) and this one has none yet.
+   */
+  mustEnrolTwoFactor(account: AccountRecord): boolean {
+    return this.#policyCovers(account) && account.twoFactor === null;
+  }
+
+  #policyCovers(account: AccountRecord): boolean {
+    return account.role === 'administrator' && this.#deps.store.data.admin.requireTwoFactorForAdmins;
+  }
+
+  /**
+   * Starts enrolment: a new secret, kept here (not stored) until a code of it is confirmed. Starting
+   * again replaces it.
+   */
+  startTwoFactor(actor: Actor): TwoFactorEnrolment {
+    const account = this.get(actor.accountId);
+    if (account.twoFactor) throw alreadyOn();
+    const now = this.#deps.clock.now();
+    this.#sweep(now);
+    const secret = newTotpSecret(this.#deps.random);
+    const expiresAt = now + LIMITS.twoFactorEnrolmentMs;
+    this.#enrolments.set(account.id, { secret, expiresAt });
+    return { secret, otpauthUri: otpauthUri(secret, account.email), expiresAt };
+  }
+
+  /**
+   * Confirms enrolment with a current code of the new secret: two-factor is on, and the recovery
+   * codes are returned (the only time they are). Other sessions of the account end.
+   */
+  async confirmTwoFactor(actor: Actor, code: string): Promise<{ recoveryCodes: string[] }> {
+    const now = this.#deps.clock.now();
+    this.#sweep(now);
+    const pending = this.#enrolments.get(actor.accountId);
+    if (this.get(actor.accountId).twoFactor) throw alreadyOn();
+    if (!pending) {
+      throw new RampartError(
+        'TWO_FACTOR_NOT_STARTED',
+        'No enrolment is waiting for a code (it expires after 30 minutes); start again',
+      );
+    }
+    const verdict = this.#twoFactorFailures.check(actor.accountId);
+    if (!verdict.allowed) throw rateLimited('twoFactor', verdict.retryAfterMs, 'Too many wrong codes');
+    const step = matchTotp(pending.secret, code, now, -1);
+    if (step === null) {
+      this.#twoFactorFailures.hit(actor.accountId);
+      throw codeWrong('code');
+    }
+    const recoveryCodes = newRecoveryCodes(this.#deps.random);
+    await this.#mutate(actor, actor.accountId, 'account.twoFactor.enable', (a) => {
+      if (a.twoFactor) throw alreadyOn();
+      a.twoFactor = {
+        secret: pending.secret,
+        enabledAt: now,
+        recoveryCodeHashes: recoveryCodes.map(hashRecoveryCode),
+        lastUsedStep: step,
+      };
+    });
+    this.#enrolments.delete(actor.accountId);
+    this.#twoFactorFailures.reset(actor.accountId);
+    this.sessions.revokeAccount(actor.accountId, actor.sessionId);
+    return { recoveryCodes };
+  }
+
+  /** Turns one's own two-factor off: the current password and a code (or a recovery code). */
+  async disableTwoFactor(actor: Actor, currentPassword: string, factor: SecondFactor): Promise<void> {
+    const account = this.get(actor.accountId);
+    if (!account.twoFactor) throw notOn();
+    const verdict = this.#twoFactorFailures.check(account.id);
+    if (!verdict.allowed) throw rateLimited('twoFactor', verdict.retryAfterMs, 'Too many wrong codes');
+    if (!(await verifyPassword(currentPassword, account.passwordHash ?? DUMMY_HASH))) {
+      this.#twoFactorFailures.hit(account.id);
+      throw new RampartError('PASSWORD_WRONG', 'currentPassword: is not your current password', {
+        field: 'currentPassword',
+      });
+    }
+    await this.#useSecondFactor(account.id, factor);
+    await this.#mutate(actor, account.id, 'account.twoFactor.disable', (a) => {
+      a.twoFactor = null;
+    });
+  }
+
+  /** New recovery codes for one's own account (the old ones stop working), given a current code. */
+  async regenerateRecoveryCodes(actor: Actor, code: string): Promise<{ recoveryCodes: string[] }> {
+    if (!this.get(actor.accountId).twoFactor) throw notOn();
+    await this.#useSecondFactor(actor.accountId, { kind: 'totp', code });
+    const recoveryCodes = newRecoveryCodes(this.#deps.random);
+    await this.#mutate(actor, actor.accountId, 'account.twoFactor.recoveryCodes', (a) => {
+      if (!a.twoFactor) throw notOn();
+      a.twoFactor.recoveryCodeHashes = recoveryCodes.map(hashRecoveryCode);
+    });
+    return { recoveryCodes };
+  }
+
+  /**
+   * An administrator turns another account's two-factor off (a lost phone); its owner enrols again.
+   * Not one's own: that takes the password and a code (`disableTwoFactor`).
+   */
+  async resetTwoFactor(actor: Actor, id: string): Promise<AccountRecord> {
+    const target = this.get(id);
+    if (target.id === actor.accountId) {
+      throw new RampartError('OWN_ACCOUNT_PROTECTED', 'You cannot reset the two-factor sign-in of your own account', {
+        field: 'id',
+        params: { verb: 'reset the two-factor sign-in of' },
+      });
+    }
+    if (!target.twoFactor) throw notOn();
+    const updated = await this.#mutate(actor, id, 'account.twoFactor.reset', (a) => {
+      a.twoFactor = null;
+    });
+    for (const [challengeId, c] of this.#challenges) if (c.accountId === id) this.#challenges.delete(challengeId);
+    return updated;
   }
 
   #checkSignInLimits(email: string, ip: string, device: KnownDevice | null): void {
@@ -516,6 +766,30 @@ function mustFind(accounts: AccountRecord[], id: string): AccountRecord {
   const account = accounts.find((a) => a.id === id);
   if (!account) throw new RampartError('NOT_FOUND', `No account with ID ${id}`, { field: 'id', params: { id } });
   return account;
+}
+
+function challengeInvalid(): RampartError {
+  return new RampartError(
+    'TWO_FACTOR_CHALLENGE_INVALID',
+    'challengeId: this sign-in has expired or was already completed; sign in with your password again',
+    { field: 'challengeId' },
+  );
+}
+
+function codeWrong(field: 'code' | 'recoveryCode'): RampartError {
+  const message =
+    field === 'code'
+      ? 'code: is not the current code of your authenticator app, or was already used; wait for the next one'
+      : 'recoveryCode: is not one of your unused recovery codes';
+  return new RampartError('TWO_FACTOR_CODE_WRONG', message, { field });
+}
+
+function alreadyOn(): RampartError {
+  return new RampartError('TWO_FACTOR_ALREADY_ON', 'Two-factor sign-in is already on for this account');
+}
+
+function notOn(): RampartError {
+  return new RampartError('TWO_FACTOR_OFF', 'Two-factor sign-in is not on for this account', { field: 'id' });
 }
 
 function tenantProtected(verb: string): RampartError {

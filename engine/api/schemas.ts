@@ -19,5 +19,6 @@ export function toAccountView(a: AccountRecord): AccountView {
     activatedAt: a.activatedAt,
     lastSignInAt: a.lastSignInAt,
     permissions: [...ROLE_PAGES[a.role]],
+    twoFactorEnabled: a.twoFactor !== null,
   };
 }

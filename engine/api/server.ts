@@ -36,6 +36,8 @@ import { eventRoutes } from './routes/events.routes.ts';
 import { overviewRoutes } from './routes/overview.routes.ts';
 import { backupRoutes } from './routes/backup.routes.ts';
 import { systemSettingsRoutes } from './routes/system-settings.routes.ts';
+import { twoFactorRoutes } from './routes/two-factor.routes.ts';
+import { TWO_FACTOR_ENROLMENT_OPERATIONS } from './contracts/index.ts';
 
 export const API_PREFIX = '/api/v1';
 export const BODY_LIMIT = 1024 * 1024;
@@ -79,6 +81,7 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
     ...eventRoutes(deps),
     ...overviewRoutes(deps),
     ...backupRoutes(deps),
+    ...twoFactorRoutes(deps),
   ];
 }
 
@@ -326,6 +329,15 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
             throw new RampartError('FORBIDDEN_ROLE', `This needs the role ${route.access.join(' or ')}`, {
               params: { role: caller.account.role },
             });
+          }
+          if (
+            !TWO_FACTOR_ENROLMENT_OPERATIONS.has(route.operationId) &&
+            deps.accounts.mustEnrolTwoFactor(caller.account)
+          ) {
+            throw new RampartError(
+              'TWO_FACTOR_REQUIRED',
+              'Administrators must sign in with a second factor: set up two-factor sign-in on My account first',
+            );
           }
           if (STATE_CHANGING.has(route.method)) {
             const header = request.headers['x-csrf-token'];

@@ -22,6 +22,7 @@ export const SECRET_FIELD_NAMES: readonly string[] = [
   'tokenKey',
   'token',
   'tokenHash',
+  'recoveryCodeHashes',
   'csrfToken',
   'deviceToken',
   'privateKey',

@@ -11,6 +11,7 @@ import { cnameZhCN } from './cname.zh-CN.ts';
 import { backupZhCN } from './backup.zh-CN.ts';
 import { inlineZhCN } from './inline.zh-CN.ts';
 import { bypassZhCN } from './bypass.zh-CN.ts';
+import { twoFactorZhCN } from './two-factor.zh-CN.ts';
 import { adminSettingsZhCN } from './admin-settings.zh-CN.ts';
 
 export const zhCN: Messages = {
@@ -25,6 +26,7 @@ export const zhCN: Messages = {
   ...backupZhCN,
   ...inlineZhCN,
   ...bypassZhCN,
+  ...twoFactorZhCN,
   ...adminSettingsZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',

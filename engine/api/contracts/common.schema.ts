@@ -56,6 +56,8 @@ export const accountView = z.object({
   activatedAt: timestamp.nullable(),
   lastSignInAt: timestamp.nullable(),
   permissions: z.array(z.enum(PAGES)),
+  /** Whether the account signs in with a second factor (TOTP); never the secret itself. */
+  twoFactorEnabled: z.boolean(),
 });
 export type AccountView = z.infer<typeof accountView>;
 
@@ -87,6 +89,8 @@ export const sessionView = z.object({
   version: z.string(),
   smtpConfigured: z.boolean(),
   navigation: z.array(menuItem),
+  /** The administrators' policy holds this session to two-factor enrolment until it is confirmed. */
+  twoFactorEnrolmentRequired: z.boolean(),
 });
 export type SessionView = z.infer<typeof sessionView>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract } from './contract.ts';
 import { email, linkToken, password, sessionView } from './common.schema.ts';
+import { secondFactorChallenge } from './two-factor.contract.ts';
 
 export const getSetupStatus = defineContract({
   method: 'GET',
@@ -28,11 +29,12 @@ export const signIn = defineContract({
   method: 'POST',
   path: '/session',
   operationId: 'signIn',
-  summary: 'Sign in with e-mail and password',
+  summary:
+    'Sign in with e-mail and password: the session, or for an account with two-factor on a challenge for POST /session/second-factor',
   tag: 'session',
   access: 'public',
   body: z.object({ email, password }).strict(),
-  response: sessionView,
+  response: z.union([sessionView, secondFactorChallenge]),
 });
 
 export const getSession = defineContract({

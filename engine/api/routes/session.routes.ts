@@ -12,8 +12,10 @@ import {
   inspectLink,
   signIn,
   signOut,
+  signInSecondFactor,
   type SessionView,
 } from '../schemas.ts';
+import { secondFactorOf } from './two-factor.routes.ts';
 
 export const SESSION_COOKIE = 'rampart_session';
 /**
@@ -36,6 +38,7 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       version: deps.version,
       smtpConfigured: deps.accounts.mailConfigured,
       navigation: navigationFor(caller.account.role, deps.edition, (m) => deps.licence.isActive(m)),
+      twoFactorEnrolmentRequired: deps.accounts.mustEnrolTwoFactor(caller.account),
     };
   };
   const startSession = (reply: FastifyReply, signedIn: SignedIn): SessionView => {
@@ -58,11 +61,15 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
   return [
     bindRoute(getSetupStatus, () => ({ needed: deps.accounts.needsSetup() })),
     bindRoute(completeSetup, async ({ body, reply }) => startSession(reply, await deps.accounts.setup(body))),
-    bindRoute(signIn, async ({ body, ip, reply }) =>
-      startSession(
-        reply,
-        await deps.accounts.signIn(body.email, body.password, ip, reply.request.cookies[DEVICE_COOKIE]),
-      ),
+    bindRoute(signIn, async ({ body, ip, reply }) => {
+      const step = await deps.accounts.beginSignIn(body.email, body.password, ip, reply.request.cookies[DEVICE_COOKIE]);
+      if (step.kind === 'secondFactor') {
+        return { secondFactorRequired: true as const, challengeId: step.challengeId, expiresAt: step.expiresAt };
+      }
+      return startSession(reply, step);
+    }),
+    bindRoute(signInSecondFactor, async ({ body, reply }) =>
+      startSession(reply, await deps.accounts.completeSignIn(body.challengeId, secondFactorOf(body))),
     ),
     bindRoute(getSession, ({ caller }) => view(caller!)),
     bindRoute(signOut, ({ caller, reply }) => {

@@ -10,8 +10,10 @@ import {
   getSession,
   getSetupStatus,
   signIn,
+  signInSecondFactor,
   signOut,
   type MenuItem,
+  type SecondFactorChallenge,
   type SessionView,
 } from './contracts.ts';
 import type { MessageKey } from './i18n.svelte.ts';
@@ -58,9 +60,29 @@ export class SessionStore {
     }
   }
 
-  async signIn(email: string, password: string): Promise<void> {
-    this.#signedIn(await this.#api.call(signIn, { body: { email, password } }));
+  /** The password step: signed in, or (two-factor on) the challenge the code step sends back. */
+  async signIn(email: string, password: string): Promise<SecondFactorChallenge | null> {
+    const answer = await this.#api.call(signIn, { body: { email, password } });
+    if ('secondFactorRequired' in answer) return answer;
+    this.#signedIn(answer);
     this.notice = null;
+    return null;
+  }
+
+  /** The second step of a sign-in with two-factor on: a code of the authenticator app or a recovery code. */
+  async completeSignIn(challengeId: string, factor: { code: string } | { recoveryCode: string }): Promise<void> {
+    this.#signedIn(await this.#api.call(signInSecondFactor, { body: { challengeId, ...factor } }));
+    this.notice = null;
+  }
+
+  /** The policy holds this session to two-factor enrolment (administrators, System settings). */
+  get twoFactorEnrolmentRequired(): boolean {
+    return this.view?.twoFactorEnrolmentRequired ?? false;
+  }
+
+  /** Enrolment confirmed: the session is no longer held to it. */
+  async reload(): Promise<void> {
+    this.#signedIn(await this.#api.call(getSession, {}));
   }
 
   async completeSetup(email: string, password: string): Promise<void> {
