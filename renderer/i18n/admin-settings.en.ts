@@ -83,7 +83,7 @@ export const adminSettingsEn = {
 
   'field.host': 'SMTP server',
   'field.port': 'Port',
-  'field.secure': 'TLS',
+  'field.secure': 'Secure connection (TLS)',
   'field.user': 'User name',
   'field.from': 'Sender',
   'field.to': 'Send to',

@@ -79,7 +79,7 @@ export const adminSettingsZhCN: Record<keyof typeof adminSettingsEn, string> = {
 
   'field.host': 'SMTP 服务器',
   'field.port': '端口',
-  'field.secure': 'TLS',
+  'field.secure': '安全连接（TLS）',
   'field.user': '用户名',
   'field.from': '发件人',
   'field.to': '收件人',
