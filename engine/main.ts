@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import pino from 'pino';
-import { loadSettings, type Settings } from '#engine/settings';
+import { isLoopbackHost, loadSettings, type Settings } from '#engine/settings';
 import { ConfigStore, DurableJsonFile, type ConfigSlice, type StorageLogKind } from '#engine/config-store';
 import { LogStore } from '#engine/log-store';
 import { AccountService, type Mailer } from '#engine/accounts';
@@ -25,6 +25,7 @@ import { SearchService } from '#engine/search';
 import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
 import { buildGatewayServer, gatewayTrust, probePort } from '#engine/gateways';
 import { ReverseProxy } from '#engine/proxy';
+import { ConsoleCertificates, consoleHostNames, createDualProtocolServer } from '#engine/console-tls';
 import { ProbeService } from '#engine/probe';
 import { createIntel, type Intel } from '#engine/intel';
 import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-rules';
@@ -90,7 +91,10 @@ export interface EngineOptions {
 }
 
 export interface RunningEngine {
+  /** Where this host reaches the console (plain HTTP on loopback unless told to redirect it). */
   consoleUrl: string;
+  /** The console over HTTPS, and the SHA-256 fingerprint of the appliance's own CA; absent with TLS off. */
+  consoleHttps?: { url: string; caFingerprint256: string | null };
   gatewayUrl: string;
   version: string;
   logStore: LogStore;
@@ -416,8 +420,33 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   };
 
   let proxyRef: ReverseProxy | undefined = undefined;
-  const https = settings.console.tls
-    ? { cert: await readFile(settings.console.tls.certFile), key: await readFile(settings.console.tls.keyFile) }
+  // The console's TLS (engine/console-tls): the appliance's own CA and certificate, made at the
+  // first start, or an uploaded one, or files given at start; HTTPS and plain HTTP on one port.
+  const consoleTls = settings.console.https
+    ? new ConsoleCertificates({
+        store: configStore.slice(['consoleTls']),
+        clock: get(c, TOKENS.clock),
+        hostNames: () => consoleHostNames(settings.console.host, new URL(settings.publicUrl).hostname),
+        ...(settings.console.tls
+          ? {
+              files: {
+                certPem: await readFile(settings.console.tls.certFile, 'utf8'),
+                keyPem: await readFile(settings.console.tls.keyFile, 'utf8'),
+              },
+            }
+          : {}),
+      })
+    : undefined;
+  if (consoleTls && !settings.console.tls) await consoleTls.ensure();
+  const tls = consoleTls
+    ? {
+        serverFactory: (handler: Parameters<typeof createDualProtocolServer>[0]) => {
+          const dual = createDualProtocolServer(handler, consoleTls.current());
+          consoleTls.onChange((next) => dual.setTls(next));
+          return dual.server;
+        },
+        plainHttp: settings.console.plainHttp,
+      }
     : undefined;
   const app = await buildConsoleServer(
     {
@@ -453,7 +482,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       logger: get(c, TOKENS.logger),
       edition: settings.edition,
       version,
-      secureCookies: https !== undefined,
+      // Cookies of answers over TLS are marked Secure by the server itself (plain HTTP is loopback only).
+      secureCookies: false,
+      consoleTls: consoleTls ?? null,
       rendererDir: options.rendererDir ?? findRendererDir(),
       system,
       proxy: () => proxyRef?.status() ?? null,
@@ -471,7 +502,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
         clock: options.clock ?? systemClock,
       }),
     },
-    { https, extraRoutes: options.extraRoutes },
+    { ...(tls ? { tls } : {}), extraRoutes: options.extraRoutes },
   );
   // The audit trail (engine/audit): every changing API call, its before and after read from the
   // stored configuration (and the bans), into the audit log.
@@ -582,13 +613,20 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   await intakes.start();
   const port = new URL(address).port;
   const host = settings.console.host.includes(':') ? `[${settings.console.host}]` : settings.console.host;
-  const consoleUrl = `${https ? 'https' : 'http'}://${host}:${port}`;
+  const plainServed =
+    !consoleTls || (settings.console.plainHttp === 'loopback' && isLoopbackHost(settings.console.host));
+  const localHost = host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host;
+  const consoleUrl = `${plainServed ? 'http' : 'https'}://${localHost}:${port}`;
+  const consoleHttps = consoleTls
+    ? { url: `https://${localHost}:${port}`, caFingerprint256: consoleTls.status().ca?.fingerprint256 ?? null }
+    : undefined;
   logger.info({ consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version }, 'engine ready');
 
   let stopping: Promise<void> | undefined;
   const gatewayUrl = `http://${settings.gateway.host === '0.0.0.0' ? '127.0.0.1' : settings.gateway.host}:${new URL(gatewayAddress).port}`;
   return {
     consoleUrl,
+    ...(consoleHttps ? { consoleHttps } : {}),
     gatewayUrl,
     version,
     logStore,
@@ -658,8 +696,20 @@ async function runAsProcess(): Promise<void> {
     if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'shutdown')
       shutdown();
   });
-  parent?.send({ type: 'ready', consoleUrl: engine.consoleUrl, version: engine.version });
-  if (!parent) console.log(`Rampart console: ${engine.consoleUrl}`);
+  parent?.send({
+    type: 'ready',
+    consoleUrl: engine.consoleUrl,
+    version: engine.version,
+    ...(engine.consoleHttps
+      ? { secureUrl: engine.consoleHttps.url, caFingerprint256: engine.consoleHttps.caFingerprint256 }
+      : {}),
+  });
+  if (!parent) {
+    console.log(`Rampart console: ${engine.consoleUrl}`);
+    if (engine.consoleHttps && engine.consoleHttps.url !== engine.consoleUrl) {
+      console.log(`Rampart console over HTTPS: ${engine.consoleHttps.url}`);
+    }
+  }
 }
 
 const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

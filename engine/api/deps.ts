@@ -12,6 +12,7 @@ import type { OverviewService } from '#engine/overview';
 import type { StorageLogKind } from '#engine/config-store';
 import type { HealthParts, HeadlineMetrics } from '#engine/metrics';
 import type { ConsoleBackup } from '#engine/backup';
+import type { ConsoleCertificates } from '#engine/console-tls';
 import type { AdminSettingsService } from '#engine/admin-settings';
 import type { ProxyStatusView } from './contracts/sites.contract.ts';
 
@@ -58,12 +59,17 @@ export interface ApiDeps {
   proxy?: () => ProxyStatusView | null;
   /** Backup and restore (engine/backup); absent where a server is built without them. */
   backup?: BackupPort;
+  /** The console's own TLS certificate (engine/console-tls); null or absent with TLS off. */
+  consoleTls?: ConsoleTlsPort | null;
   /** The System page's SMTP, session, port and two-factor settings (engine/admin-settings). */
   adminSettings?: AdminSettingsPort;
 }
 
 /** The administration settings (engine/admin-settings' service on the running engine). */
 export type AdminSettingsPort = AdminSettingsService;
+
+/** The console's TLS certificate: its state, the own CA, an upload, a return to the generated one. */
+export type ConsoleTlsPort = Pick<ConsoleCertificates, 'status' | 'caPem' | 'upload' | 'useGenerated'>;
 
 /** The console's backup and restore (engine/backup's port on the running engine). */
 export type BackupPort = ConsoleBackup;

@@ -20,6 +20,7 @@ import {
   validationFailed,
   zodProblems,
 } from '#engine/shared';
+import { plainHttpRedirect, type PlainHttpPolicy } from '#engine/console-tls';
 import type { ApiDeps, SystemPort } from './deps.ts';
 import type { AnyRoute, Caller, Download } from './route.ts';
 import { STATUS_OF } from './http-errors.ts';
@@ -35,6 +36,7 @@ import { logConfigRoutes } from './routes/log-configs.routes.ts';
 import { eventRoutes } from './routes/events.routes.ts';
 import { overviewRoutes } from './routes/overview.routes.ts';
 import { backupRoutes } from './routes/backup.routes.ts';
+import { consoleTlsRoutes } from './routes/console-tls.routes.ts';
 import { systemSettingsRoutes } from './routes/system-settings.routes.ts';
 import { twoFactorRoutes } from './routes/two-factor.routes.ts';
 import { TWO_FACTOR_ENROLMENT_OPERATIONS } from './contracts/index.ts';
@@ -81,6 +83,7 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
     ...eventRoutes(deps),
     ...overviewRoutes(deps),
     ...backupRoutes(deps),
+    ...consoleTlsRoutes(deps),
     ...twoFactorRoutes(deps),
   ];
 }
@@ -88,7 +91,11 @@ export function allRoutes(deps: ApiDeps): AnyRoute[] {
 export interface BuildOptions {
   /** Extra routes (tests use this to exercise mechanisms such as module gating). */
   extraRoutes?: AnyRoute[];
-  https?: { cert: Buffer; key: Buffer };
+  /**
+   * The console's TLS (engine/console-tls): a server that speaks HTTPS and plain HTTP on one port,
+   * and what plain HTTP gets. Without it the console speaks plain HTTP only.
+   */
+  tls?: { serverFactory: NonNullable<FastifyServerOptions['serverFactory']>; plainHttp: PlainHttpPolicy };
   trustProxy?: boolean;
   logger?: FastifyServerOptions['loggerInstance'];
 }
@@ -189,13 +196,28 @@ function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: 
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+function overTls(request: FastifyRequest): boolean {
+  return (request.raw.socket as Socket & { encrypted?: boolean }).encrypted === true;
+}
+
+/** Marks every cookie of an answer given over TLS `Secure`, so a browser never sends it over plain HTTP. */
+function secureCookies(reply: FastifyReply): void {
+  const header = reply.getHeader('set-cookie');
+  if (header === undefined) return;
+  const cookies = (Array.isArray(header) ? header : [String(header)]).map((c) =>
+    /;\s*secure\b/i.test(c) ? c : `${c}; Secure`,
+  );
+  reply.removeHeader('set-cookie');
+  reply.header('set-cookie', cookies);
+}
+
 /**
  * Builds the console server: the API routes with their access checks, the OpenAPI document, the
  * error mapping, and the built console as static files with a single-page-app fallback.
  */
 export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(options.https ? { https: options.https } : {}),
+    ...(options.tls ? { serverFactory: options.tls.serverFactory } : {}),
     bodyLimit: BODY_LIMIT,
     trustProxy: options.trustProxy ?? false,
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
@@ -216,8 +238,32 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     reply.headers(SECURITY_HEADERS);
     // API answers may carry secrets (the CSRF token, the Access Key, activation links): never cached.
     if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
+    if (overTls(request)) secureCookies(reply);
     return payload;
   });
+
+  if (options.tls) {
+    const policy = options.tls.plainHttp;
+    // Plain HTTP from another host goes to HTTPS (308 keeps the method and body of a form post).
+    app.addHook('onRequest', async (request, reply) => {
+      const target = plainHttpRedirect(
+        {
+          encrypted: overTls(request),
+          remoteAddress: request.raw.socket.remoteAddress,
+          host: request.headers.host,
+          url: request.url,
+        },
+        policy,
+      );
+      if (target === undefined) return;
+      if (target === 'bad_host') {
+        throw new RampartError('VALIDATION_FAILED', 'Host: must be a host name or address, with an optional port', {
+          field: 'host',
+        });
+      }
+      await reply.code(308).header('location', target.location).send();
+    });
+  }
 
   app.setErrorHandler((error, request, reply) => {
     if (isRampartError(error)) {

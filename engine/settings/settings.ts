@@ -90,6 +90,14 @@ const settingsSchema = z.object({
     .default(5514),
   RAMPART_CONSOLE_TLS_CERT: z.string().min(1).optional(),
   RAMPART_CONSOLE_TLS_KEY: z.string().min(1).optional(),
+  // auto: the console speaks HTTPS with the appliance's own (or an uploaded) certificate, and plain
+  // HTTP on the same port; off: plain HTTP only, allowed on a loopback address only.
+  RAMPART_CONSOLE_TLS: z.enum(['auto', 'off'], { error: 'must be auto or off' }).default('auto'),
+  // loopback: plain HTTP is served to clients on this host and redirected to HTTPS for others;
+  // redirect: every plain-HTTP request is redirected.
+  RAMPART_CONSOLE_PLAIN_HTTP: z
+    .enum(['loopback', 'redirect'], { error: 'must be loopback or redirect' })
+    .default('loopback'),
   RAMPART_PUBLIC_URL: z.url({ error: 'must be an absolute URL such as https://rampart.example:9080' }).optional(),
   RAMPART_EDITION: z.enum(EDITIONS, { error: 'must be A or B' }).default('B'),
   RAMPART_LOG_LEVEL: z
@@ -148,7 +156,15 @@ export interface Settings {
   given: readonly string[];
   /** The key that seals the configuration's secrets (absent: `<dataDir>/secret.key`). */
   secretKeyFile?: string;
-  console: { host: string; port: number; tls: { certFile: string; keyFile: string } | undefined };
+  console: {
+    host: string;
+    port: number;
+    /** Certificate files given at start (they win over the generated or uploaded certificate). */
+    tls: { certFile: string; keyFile: string } | undefined;
+    /** Whether the console speaks HTTPS (RAMPART_CONSOLE_TLS=auto, or certificate files given). */
+    https: boolean;
+    plainHttp: 'loopback' | 'redirect';
+  };
   /**
    * `advertised` is the host:port gateways reach the gateway API at (written into plugin bundles) when
    * given at start-up (an address set in the console wins; without either it is worked out);
@@ -266,15 +282,18 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
     s.RAMPART_CONSOLE_TLS_CERT && s.RAMPART_CONSOLE_TLS_KEY
       ? { certFile: s.RAMPART_CONSOLE_TLS_CERT, keyFile: s.RAMPART_CONSOLE_TLS_KEY }
       : undefined;
-  if (!tls && !isLoopbackHost(s.RAMPART_CONSOLE_HOST)) {
+  const https = tls !== undefined || s.RAMPART_CONSOLE_TLS === 'auto';
+  if (!https && !isLoopbackHost(s.RAMPART_CONSOLE_HOST)) {
     throw new RampartError(
       'SETTINGS_INVALID',
-      `RAMPART_CONSOLE_HOST: binding the console to the non-loopback address ${s.RAMPART_CONSOLE_HOST} requires TLS; set RAMPART_CONSOLE_TLS_CERT and RAMPART_CONSOLE_TLS_KEY`,
+      `RAMPART_CONSOLE_HOST: binding the console to the non-loopback address ${s.RAMPART_CONSOLE_HOST} requires TLS; set RAMPART_CONSOLE_TLS=auto (the default) or RAMPART_CONSOLE_TLS_CERT and RAMPART_CONSOLE_TLS_KEY`,
       { field: 'RAMPART_CONSOLE_HOST' },
     );
   }
   const dataDir = isAbsolute(s.RAMPART_DATA) ? s.RAMPART_DATA : resolve(s.RAMPART_DATA);
-  const scheme = tls ? 'https' : 'http';
+  // Links in e-mails point at HTTPS unless the console is on loopback with plain HTTP served there.
+  const plainOnLoopback = isLoopbackHost(s.RAMPART_CONSOLE_HOST) && s.RAMPART_CONSOLE_PLAIN_HTTP === 'loopback';
+  const scheme = tls !== undefined || (https && !plainOnLoopback) ? 'https' : 'http';
   const hostForUrl =
     s.RAMPART_CONSOLE_HOST.includes(':') && !s.RAMPART_CONSOLE_HOST.startsWith('[')
       ? `[${s.RAMPART_CONSOLE_HOST}]`
@@ -284,7 +303,13 @@ export function loadSettings(env: NodeJS.ProcessEnv, argv: readonly string[] = [
     dataDir,
     given: Object.keys(raw),
     ...(s.RAMPART_SECRET_KEY_FILE === undefined ? {} : { secretKeyFile: resolve(s.RAMPART_SECRET_KEY_FILE) }),
-    console: { host: s.RAMPART_CONSOLE_HOST, port: s.RAMPART_CONSOLE_PORT, tls },
+    console: {
+      host: s.RAMPART_CONSOLE_HOST,
+      port: s.RAMPART_CONSOLE_PORT,
+      tls,
+      https,
+      plainHttp: s.RAMPART_CONSOLE_PLAIN_HTTP,
+    },
     gateway: {
       host: s.RAMPART_GATEWAY_HOST,
       port: s.RAMPART_GATEWAY_PORT,

@@ -18,6 +18,7 @@ import * as events from './events.contract.ts';
 import * as ipLists from './ip-lists.contract.ts';
 import * as overview from './overview.contract.ts';
 import * as backup from './backup.contract.ts';
+import * as consoleTls from './console-tls.contract.ts';
 import * as twoFactor from './two-factor.contract.ts';
 import * as adminSettings from './admin-settings.contract.ts';
 
@@ -36,6 +37,7 @@ export * from './events.contract.ts';
 export * from './ip-lists.contract.ts';
 export * from './overview.contract.ts';
 export * from './backup.contract.ts';
+export * from './console-tls.contract.ts';
 export * from './two-factor.contract.ts';
 export * from './admin-settings.contract.ts';
 export type { ErrorBody } from '#engine/shared';
@@ -63,6 +65,7 @@ export const CONTRACTS: Readonly<Record<string, readonly Contract[]>> = Object.f
     'ip-lists': ipLists,
     overview,
     backup,
+    'console-tls': consoleTls,
     'two-factor': twoFactor,
     'admin-settings': adminSettings,
   }).map(([domain, exports]) => [domain, Object.values(exports).filter(isContract)]),

@@ -139,6 +139,10 @@ const TABLE: Record<string, Access> = {
   overviewSites: 'signedIn',
   downloadBackup: 'administrator',
   stageRestore: 'administrator',
+  getConsoleCertificate: 'signedIn',
+  setConsoleCertificate: 'administrator',
+  resetConsoleCertificate: 'administrator',
+  downloadConsoleCa: 'signedIn',
 };
 
 function expectedRefusal(access: Access, caller: Caller): 401 | 403 | null {
