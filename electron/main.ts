@@ -23,6 +23,7 @@ import {
 } from 'electron';
 import { ENGINE_STATE_CHANNEL, GET_ENGINE_STATE_CHANNEL, VERSION_ARGUMENT } from './desktop-api.ts';
 import { Supervisor, type EngineProcess, type SupervisorState } from './supervisor.ts';
+import { signedByOwnCa } from './ca-trust.ts';
 import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
 
 // Relative to the bundle so it works both from the work tree and inside the packaged app.asar.
@@ -183,7 +184,7 @@ function runDesktop(): void {
     let url: string | undefined;
     if (state.kind === 'ready') {
       // Already on the console (say, after a second ready): keep the page the user is working in.
-      if (!isConsoleUrl(target.webContents.getURL())) url = state.consoleUrl;
+      if (!isConsoleUrl(target.webContents.getURL())) url = state.secureUrl ?? state.consoleUrl;
     } else {
       url = describeState(state).page;
     }
@@ -239,11 +240,17 @@ function runDesktop(): void {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => app.quit());
   app.on('web-contents-created', (_event, contents) => guardContents(contents));
 
-  // The engine may serve the console over TLS with the certificate it generated itself. That is
-  // accepted only for the console origin on a loopback address, i.e. our own child process.
-  app.on('certificate-error', (event, _contents, url, _error, _certificate, callback) => {
+  // The engine serves the console over TLS with a certificate its own CA signed. The window trusts
+  // that CA (by the fingerprint the engine told in its ready message) for the console's origin on
+  // a loopback address only, i.e. our own child process; every other certificate error stands.
+  app.on('certificate-error', (event, _contents, url, _error, certificate, callback) => {
     const parsed = new URL(url);
-    const trusted = isConsoleUrl(url) && isLoopback(parsed.hostname);
+    const state = supervisor.state;
+    const trusted =
+      isConsoleUrl(url) &&
+      isLoopback(parsed.hostname) &&
+      state.kind === 'ready' &&
+      signedByOwnCa(certificate, state.caFingerprint256);
     if (trusted) event.preventDefault();
     callback(trusted);
   });
@@ -263,7 +270,7 @@ function runDesktop(): void {
 
   supervisor.onState((state) => {
     if (state.kind === 'ready') {
-      consoleOrigin = originOf(state.consoleUrl);
+      consoleOrigin = originOf(state.secureUrl ?? state.consoleUrl);
     }
     updateTray(state);
     if (window !== undefined && !window.isDestroyed() && !quitting) {

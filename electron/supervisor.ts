@@ -17,7 +17,14 @@ export const EXIT_SETTINGS_REFUSED = 78;
 
 /** Messages the engine sends to its parent (the protocol is owned by the engine). */
 export type EngineMessage =
-  | { readonly type: 'ready'; readonly consoleUrl: string; readonly version: string }
+  | {
+      readonly type: 'ready';
+      readonly consoleUrl: string;
+      readonly version: string;
+      /** The console over HTTPS, and the SHA-256 fingerprint of the appliance's own CA that signs it. */
+      readonly secureUrl?: string | undefined;
+      readonly caFingerprint256?: string | null | undefined;
+    }
   | { readonly type: 'fatal'; readonly message: string };
 
 /** Messages the parent sends to the engine. */
@@ -39,7 +46,13 @@ export type SpawnEngine = () => EngineProcess;
 
 export type SupervisorState =
   | { readonly kind: 'starting'; readonly attempt: number }
-  | { readonly kind: 'ready'; readonly consoleUrl: string; readonly version: string }
+  | {
+      readonly kind: 'ready';
+      readonly consoleUrl: string;
+      readonly version: string;
+      readonly secureUrl?: string | undefined;
+      readonly caFingerprint256?: string | null | undefined;
+    }
   | { readonly kind: 'restarting'; readonly inMs: number; readonly attempt: number; readonly reason: string }
   | { readonly kind: 'stopping' }
   | { readonly kind: 'stopped' }
@@ -64,7 +77,13 @@ export interface SupervisorOptions {
 }
 
 const engineMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('ready'), consoleUrl: z.string().min(1), version: z.string() }),
+  z.object({
+    type: z.literal('ready'),
+    consoleUrl: z.string().min(1),
+    version: z.string(),
+    secureUrl: z.string().min(1).optional(),
+    caFingerprint256: z.string().nullable().optional(),
+  }),
   z.object({ type: z.literal('fatal'), message: z.string() }),
 ]);
 
@@ -197,7 +216,13 @@ export class Supervisor {
     run.readyAt = this.#now();
     run.cancelReadyTimeout();
     if (this.#pendingStop === undefined) {
-      this.#setState({ kind: 'ready', consoleUrl: message.consoleUrl, version: message.version });
+      this.#setState({
+        kind: 'ready',
+        consoleUrl: message.consoleUrl,
+        version: message.version,
+        ...(message.secureUrl === undefined ? {} : { secureUrl: message.secureUrl }),
+        ...(message.caFingerprint256 === undefined ? {} : { caFingerprint256: message.caFingerprint256 }),
+      });
     }
   }
 

@@ -59,8 +59,16 @@ describe('settings', () => {
     expect(() => flagsToEnv(['stray'])).toThrow(/unexpected argument/);
   });
 
-  it('refuses to bind the console to a non-loopback address without TLS', () => {
-    const e = failure({ RAMPART_CONSOLE_HOST: '0.0.0.0' });
+  it('serves the console over HTTPS by default, plain HTTP on loopback, and refuses a LAN address with TLS off', () => {
+    const auto = loadSettings({ RAMPART_CONSOLE_HOST: '0.0.0.0' });
+    expect(auto.console).toMatchObject({ https: true, plainHttp: 'loopback', tls: undefined });
+    expect(auto.publicUrl).toBe('https://0.0.0.0:9080');
+    expect(loadSettings({}).console).toMatchObject({ https: true, plainHttp: 'loopback' });
+    expect(loadSettings({}).publicUrl).toBe('http://127.0.0.1:9080');
+    expect(loadSettings({ RAMPART_CONSOLE_PLAIN_HTTP: 'redirect' }).publicUrl).toBe('https://127.0.0.1:9080');
+    expect(loadSettings({ RAMPART_CONSOLE_TLS: 'off' }).console.https).toBe(false);
+    expect(failure({ RAMPART_CONSOLE_TLS: 'sometimes' }).field).toBe('RAMPART_CONSOLE_TLS');
+    const e = failure({ RAMPART_CONSOLE_HOST: '0.0.0.0', RAMPART_CONSOLE_TLS: 'off' });
     expect(e.field).toBe('RAMPART_CONSOLE_HOST');
     expect(e.message).toMatch(/requires TLS/);
     const s = loadSettings({
