@@ -14,12 +14,12 @@ function memorySlice(): ConfigSlice<'consoleTls'> {
     get generation() {
       return generation;
     },
-    update: async (change) => {
+    update: (change) => {
       const draft = structuredClone(data);
       const out = change(draft);
       data = draft;
       generation += 1;
-      return out;
+      return Promise.resolve(out);
     },
   };
 }
