@@ -491,7 +491,11 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       adminSettings: new AdminSettingsService({
         store: configStore.slice(['admin', 'sites']),
         environment,
-        listening: () => ({ console: consolePort, gateway: gatewayPort, intake: settings.intake.port }),
+        listening: () => ({
+          console: consolePort,
+          gateway: gatewayPort,
+          intake: intakes.tcpListening ? settings.intake.port : 0,
+        }),
         mailer,
         sessions: get(c, TOKENS.accounts).sessions,
       }),
@@ -573,9 +577,24 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     },
   });
 
-  const address = await app.listen({ host: settings.console.host, port: settings.console.port });
+  // A port saved on the System page that cannot be had falls back to the environment's, so a bad
+  // choice never leaves the appliance without its console (the System page then shows both).
+  const listenOr = async (name: string, saved: number, fallback: number, listen: (port: number) => Promise<string>) => {
+    try {
+      return await listen(saved);
+    } catch (error) {
+      if (saved === fallback) throw error;
+      logger.error({ err: error, saved, port: fallback }, `cannot listen on the ${name} port saved on the System page`);
+      return listen(fallback);
+    }
+  };
+  const address = await listenOr('console', settings.console.port, environment.console.port, (port) =>
+    app.listen({ host: settings.console.host, port }),
+  );
   consolePort = Number(new URL(address).port);
-  const gatewayAddress = await gateway.listen({ host: settings.gateway.host, port: settings.gateway.port });
+  const gatewayAddress = await listenOr('gateway', settings.gateway.port, environment.gateway.port, (port) =>
+    gateway.listen({ host: settings.gateway.host, port }),
+  );
   gatewayPort = Number(new URL(gatewayAddress).port);
   gatewayListening = true;
   const gatewayLoopback = `http://${settings.gateway.host === '0.0.0.0' || settings.gateway.host === '::' ? '127.0.0.1' : settings.gateway.host}:${gatewayPort}`;

@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -390,5 +391,24 @@ describe('ports', () => {
     });
     expect(reset.body.console).toMatchObject({ saved: null, source: 'environment', inUse: consolePort });
     expect(reset.body.restartRequired).toBe(true);
+  });
+
+  it('falls back to the environment port, and says so, when a saved console port is taken at start', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as AddressInfo).port;
+    try {
+      const saved = await admin.request('PUT', '/system/ports', { console: takenPort, gateway: null, intake: null });
+      expect(saved.status, saved.text).toBe(200);
+      await engine.stop();
+      engine = await startTestEngine({}, { clock, dataDir });
+      const port = Number(new URL(engine.url).port);
+      expect(port).not.toBe(takenPort);
+      admin = await signedInAdmin();
+      const after = await admin.request<PortsAnswer>('GET', '/system/ports');
+      expect(after.body.console).toMatchObject({ inUse: port, saved: takenPort, restartRequired: true });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
