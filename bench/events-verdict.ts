@@ -12,12 +12,10 @@ import { execFileSync } from 'node:child_process';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TokenService } from '#engine/probe';
-import { systemClock } from '#engine/shared';
 import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { p99AtRate, startEngineProcess, type StartedEngine } from './support.ts';
-import { readConfigDocument } from '#engine/config-store';
+import { createVerdictSite, verdictHeaders } from './verdict-site.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const RATE = Number(process.env.BENCH_EVENTS_VERDICT_RATE ?? 2000);
@@ -53,39 +51,11 @@ export async function verdictP99WithBans(
     engines.push(setup);
     const admin = new ApiClient(setup.consoleUrl);
     await admin.setup('bench@example.com', 'Kettle#Blue7');
-    const global = await admin.request<{ accessKey: string }>('PUT', '/site-global', {
-      tokenCookieName: 'rampart_token',
-      identityCookieName: 'rampart_id',
-      tokenExpirySeconds: 86_400,
-      ipLock: false,
-    });
-    const site = await admin.request<{ id: string }>('POST', '/sites', {
-      name: 'bench',
-      domain: 'shop.example.com',
-      runMode: 'block',
-    });
-    const siteId = site.body.id;
-    for (const group of ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012'])
-      await admin.request('PUT', `/sites/${siteId}/basic-rules/groups/${group}`, { enabled: false, level: 'loose' });
+    const site = await createVerdictSite(admin);
+    const siteId = site.siteId;
     await setup.stop();
     engines.pop();
-
-    const config = (await readConfigDocument(env.RAMPART_DATA)) as unknown as {
-      secrets: { tokenKey: string };
-    };
-    const tokens = new TokenService(Buffer.from(config.secrets.tokenKey, 'base64url'), systemClock);
-    const token = tokens.issue({ siteId, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 86_400 });
-    const headers = {
-      'x-rampart-site': siteId,
-      'x-rampart-key': global.body.accessKey,
-      'x-original-uri': '/products/42?ref=home',
-      'x-original-method': 'GET',
-      'x-rampart-remote-addr': '198.51.100.20',
-      host: 'shop.example.com',
-      'user-agent':
-        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
-      cookie: `rampart_token=${token}`,
-    };
+    const headers = await verdictHeaders(env.RAMPART_DATA, site);
 
     const banned = await envOf('bans');
     await cp(env.RAMPART_DATA, banned.RAMPART_DATA, { recursive: true });

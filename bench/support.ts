@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
@@ -32,8 +32,14 @@ export interface StartedEngine {
   stop(): Promise<void>;
 }
 
-/** Starts the built engine (dist/engine/main.js) as its own process and waits for its ready message. */
-export async function startEngineProcess(env: Record<string, string>): Promise<StartedEngine> {
+/**
+ * Starts the built engine (dist/engine/main.js) as its own process and waits for its ready message.
+ * `stdout`: a file descriptor for its log (a soak keeps it), else BENCH_ENGINE_STDOUT shows it.
+ */
+export async function startEngineProcess(
+  env: Record<string, string>,
+  options: { stdout?: number } = {},
+): Promise<StartedEngine> {
   const execArgv = [
     ...engineNodeFlags.flags,
     ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
@@ -42,7 +48,7 @@ export async function startEngineProcess(env: Record<string, string>): Promise<S
   const child = fork('dist/engine/main.js', [], {
     env: { ...process.env, ...env },
     execArgv,
-    stdio: ['ignore', process.env.BENCH_ENGINE_STDOUT ? 'inherit' : 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', options.stdout ?? (process.env.BENCH_ENGINE_STDOUT ? 'inherit' : 'ignore'), 'inherit', 'ipc'],
   });
   const ready = await new Promise<{ consoleUrl: string }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { consoleUrl: string }));
@@ -69,6 +75,13 @@ export function line(name: string, value: number, unit: string, digits = 0): voi
   console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
 }
 
+/** The options of a fixed-rate hey run. */
+export interface HeyRun {
+  rate: number;
+  seconds: number;
+  connections?: number;
+}
+
 /**
  * Latency at a fixed rate, measured with hey (Go; fetched from the Go module proxy on first use): an
  * open-loop generator with few keep-alive connections, as nginx's pool to Rampart behaves. Returns
@@ -77,8 +90,40 @@ export function line(name: string, value: number, unit: string, digits = 0): voi
 export function p99AtRate(
   url: string,
   headers: Record<string, string>,
-  options: { rate: number; seconds: number; connections?: number },
+  options: HeyRun,
 ): { p99ms: number; report: string } {
+  const report = execFileSync(heyBinary(), heyArgs(url, headers, options), { encoding: 'utf8' });
+  return { p99ms: heyP99(report), report };
+}
+
+/**
+ * The same without blocking this process (a soak drives other load beside it). hey's percentiles
+ * are of the requests that were answered (NaN when none was); the failed ones are in its error
+ * distribution.
+ */
+export function p99AtRateAsync(
+  url: string,
+  headers: Record<string, string>,
+  options: HeyRun,
+): Promise<{ p99ms: number; report: string }> {
+  const bin = heyBinary();
+  return new Promise((resolve, reject) => {
+    execFile(
+      bin,
+      heyArgs(url, headers, options),
+      { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+      (error, report) => {
+        if (error) reject(new Error(`hey failed: ${error.message}`));
+        else {
+          // No answer at all (the engine was down the whole run): no percentile, NaN.
+          resolve({ p99ms: /Status code distribution:\s*\n\s*\[/.test(report) ? heyP99(report) : Number.NaN, report });
+        }
+      },
+    );
+  });
+}
+
+function heyArgs(url: string, headers: Record<string, string>, options: HeyRun): string[] {
   const connections = options.connections ?? 8;
   const args = [
     '-z',
@@ -89,10 +134,13 @@ export function p99AtRate(
     String(Math.max(1, Math.round(options.rate / connections))),
   ];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}:${value}`);
-  const report = execFileSync(heyBinary(), [...args, url], { encoding: 'utf8' });
+  return [...args, url];
+}
+
+function heyP99(report: string): number {
   const match = /99%+ in ([\d.]+) secs/.exec(report);
   if (!match) throw new Error(`hey printed no 99th percentile:\n${report}`);
-  return { p99ms: Number(match[1]) * 1000, report };
+  return Number(match[1]) * 1000;
 }
 
 function heyBinary(): string {
