@@ -20,7 +20,7 @@ import { SwitchableMailer } from '#engine/mail';
 import { AdminSettingsService, effectiveSettings } from '#engine/admin-settings';
 import { buildConsoleServer, SESSION_COOKIE, type AnyRoute, type ApiDeps } from '#engine/api';
 import { AUDIT_INDEXED_FIELDS, AUDIT_LOG, AuditTrail, registerAuditHooks } from '#engine/audit';
-import { applyPendingRestore, consoleBackup } from '#engine/backup';
+import { applyPendingRestore, consoleBackup, prepareUpgrade, recordDataFormat } from '#engine/backup';
 import { SearchService } from '#engine/search';
 import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
 import { buildGatewayServer, gatewayTrust, probePort } from '#engine/gateways';
@@ -151,6 +151,12 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   // A restore staged from the console (engine/backup) becomes the data directory before anything opens it.
   const replaced = await applyPendingRestore(settings.dataDir, options.clock ?? systemClock);
   if (replaced) logger.warn({ previous: replaced }, 'restored a backup; the previous data directory is kept beside it');
+  // A folder written by an older Rampart: its migrations are tried in memory, then the folder is
+  // copied, then the configuration store migrates it; a failing migration changes nothing.
+  const upgrade = await prepareUpgrade(settings.dataDir, options.clock ?? systemClock);
+  if (upgrade.backup) {
+    logger.warn({ from: upgrade.from, to: upgrade.to, backup: upgrade.backup }, 'upgrading the data folder');
+  }
   const configStore = await ConfigStore.open(settings.dataDir, options.clock ?? systemClock, {
     secretKeyFile: settings.secretKeyFile,
   });
@@ -639,6 +645,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const consoleHttps = consoleTls
     ? { url: `https://${localHost}:${port}`, caFingerprint256: consoleTls.status().ca?.fingerprint256 ?? null }
     : undefined;
+  await recordDataFormat(settings.dataDir, upgrade, version, options.clock ?? systemClock);
   logger.info({ consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version }, 'engine ready');
 
   let stopping: Promise<void> | undefined;

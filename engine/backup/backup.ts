@@ -7,14 +7,15 @@ import { readArchive, readHeader, writeArchive, type ArchiveHeader, type Frame }
 
 /**
  * What a backup leaves out of the data directory: the log store (its entries go in only on
- * request, read from a snapshot), the configuration's previous generation, the event engine's
- * window state (rebuilt from the logs), and unfinished writes.
+ * request, read from a snapshot), the copies taken before upgrades, the configuration's previous
+ * generation, the event engine's window state (rebuilt from the logs), and unfinished writes.
  */
 const SKIPPED = (path: string): boolean => {
   const top = path.split('/')[0] ?? '';
   const name = basename(path);
   return (
     top === 'logs' ||
+    top === 'upgrade-backups' ||
     name.endsWith('.bak') ||
     name.endsWith('.tmp') ||
     name.startsWith('.') ||
@@ -23,7 +24,7 @@ const SKIPPED = (path: string): boolean => {
   );
 };
 
-async function* filesUnder(root: string, dir = root): AsyncGenerator<string> {
+export async function* filesUnder(root: string, dir = root): AsyncGenerator<string> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     const rel = relative(root, path).split(sep).join('/');

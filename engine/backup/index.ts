@@ -11,4 +11,12 @@ export type { BackupOptions, BackupSummary, RestoreOptions, RestoreSummary } fro
 export { readHeader, writeArchive, readArchive, ARCHIVE_FORMAT, MIN_PASSPHRASE } from './archive.ts';
 export type { ArchiveHeader, Frame } from './archive.ts';
 export { consoleBackup } from './console-port.ts';
+export {
+  prepareUpgrade,
+  recordDataFormat,
+  UPGRADE_BACKUPS_DIR,
+  UPGRADE_BACKUPS_KEPT,
+  DATA_FORMAT_FILE,
+} from './upgrade.ts';
+export type { DataFormat, UpgradePlan } from './upgrade.ts';
 export type { ConsoleBackup, ConsoleBackupDeps } from './console-port.ts';

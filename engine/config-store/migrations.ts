@@ -68,15 +68,18 @@ const migrations: Record<number, Migration> = {
   8: (doc) => doc,
   // 9 -> 10: the console's own TLS certificate (made at the next start), administration settings
   // made in the console, and each account's second factor (none yet).
-  9: (doc) => ({
-    ...doc,
-    consoleTls: null,
-    admin: defaultAdminSettings(),
-    accounts: (Array.isArray(doc.accounts) ? (doc.accounts as Record<string, unknown>[]) : []).map((a) => ({
-      ...a,
-      twoFactor: null,
-    })),
-  }),
+  9: (doc) => {
+    // A damaged list is refused rather than dropped: the accounts would be lost with it.
+    if (doc.accounts !== undefined && !Array.isArray(doc.accounts)) {
+      throw new RampartError('CONFIG_CORRUPT', "The configuration's accounts are not a list.");
+    }
+    return {
+      ...doc,
+      consoleTls: null,
+      admin: defaultAdminSettings(),
+      accounts: ((doc.accounts ?? []) as Record<string, unknown>[]).map((a) => ({ ...a, twoFactor: null })),
+    };
+  },
 };
 
 export function migrate(
