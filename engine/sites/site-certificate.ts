@@ -11,7 +11,7 @@ export const CERTIFICATE_WARN_DAYS = 30;
 export interface CertificateInfo {
   subject: string;
   issuer: string;
-  /** DNS names (subjectAltName, else the subject's CN). */
+  /** DNS names and IP addresses (subjectAltName, else the subject's CN). */
   names: string[];
   notBefore: number;
   notAfter: number;
@@ -37,8 +37,8 @@ function namesOf(cert: X509Certificate): string[] {
     return alt
       .split(',')
       .map((entry) => entry.trim())
-      .filter((entry) => entry.startsWith('DNS:'))
-      .map((entry) => entry.slice(4));
+      .filter((entry) => entry.startsWith('DNS:') || entry.startsWith('IP Address:'))
+      .map((entry) => entry.slice(entry.indexOf(':') + 1));
   }
   const cn = /(?:^|\n)CN=([^\n]*)/.exec(cert.subject)?.[1];
   return cn ? [cn] : [];

@@ -13,6 +13,7 @@ import { cnameEn } from './cname.en.ts';
 import { backupEn } from './backup.en.ts';
 import { inlineEn } from './inline.en.ts';
 import { bypassEn } from './bypass.en.ts';
+import { consoleTlsEn } from './console-tls.en.ts';
 import { twoFactorEn } from './two-factor.en.ts';
 import { adminSettingsEn } from './admin-settings.en.ts';
 
@@ -28,6 +29,7 @@ export const en = {
   ...backupEn,
   ...inlineEn,
   ...bypassEn,
+  ...consoleTlsEn,
   ...twoFactorEn,
   ...adminSettingsEn,
   'app.name': 'Rampart',

@@ -11,6 +11,7 @@ import { cnameZhCN } from './cname.zh-CN.ts';
 import { backupZhCN } from './backup.zh-CN.ts';
 import { inlineZhCN } from './inline.zh-CN.ts';
 import { bypassZhCN } from './bypass.zh-CN.ts';
+import { consoleTlsZhCN } from './console-tls.zh-CN.ts';
 import { twoFactorZhCN } from './two-factor.zh-CN.ts';
 import { adminSettingsZhCN } from './admin-settings.zh-CN.ts';
 
@@ -26,6 +27,7 @@ export const zhCN: Messages = {
   ...backupZhCN,
   ...inlineZhCN,
   ...bypassZhCN,
+  ...consoleTlsZhCN,
   ...twoFactorZhCN,
   ...adminSettingsZhCN,
   'app.name': 'Rampart',

@@ -30,7 +30,7 @@ export const siteStatus = z.object({
 export const siteCertificateView = z.object({
   subject: z.string(),
   issuer: z.string(),
-  names: z.array(z.string()).describe('DNS names the certificate covers'),
+  names: z.array(z.string()).describe('DNS names and IP addresses the certificate covers'),
   notBefore: z.number(),
   notAfter: z.number(),
   daysLeft: z.number(),

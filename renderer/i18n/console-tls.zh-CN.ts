@@ -1,0 +1,32 @@
+/** 系统页面“控制台证书”卡片的中文文本（issue 19 第 1 项）；展开到 zh-CN.ts。 */
+export const consoleTlsZhCN = {
+  'consoleTls.title': '控制台证书（HTTPS）',
+  'consoleTls.description':
+    '控制台在其端口上使用 HTTPS。首次启动时，Rampart 生成了自己的证书颁发机构，并为本机的名称和地址签发了证书；请在运维人员使用的计算机上将该颁发机构设为受信任，或上传您自己的证书。来自其他计算机的明文 HTTP 请求会被重定向到 HTTPS。',
+  'consoleTls.source': '当前证书',
+  'consoleTls.source.generated': '由设备自有颁发机构签发',
+  'consoleTls.source.uploaded': '已上传',
+  'consoleTls.source.files': '启动时指定的文件',
+  'consoleTls.filesNote':
+    '证书读取自 RAMPART_CONSOLE_TLS_CERT 和 RAMPART_CONSOLE_TLS_KEY：请修改这些文件，或取消这两个变量以在此处管理证书。',
+  'consoleTls.made': '生成或上传时间',
+  'consoleTls.uncoveredTitle': '证书未包含部分地址',
+  'consoleTls.uncovered': '以 {names} 打开控制台时，浏览器会发出警告。',
+  'consoleTls.ca': '设备证书颁发机构',
+  'consoleTls.caSubject': '颁发机构',
+  'consoleTls.caFingerprint': '颁发机构 SHA-256 指纹',
+  'consoleTls.caValidTo': '颁发机构有效期至',
+  'consoleTls.downloadCa': '下载颁发机构证书',
+  'consoleTls.downloaded': '已下载 {file}：请在运维人员使用的计算机上将其安装为受信任的颁发机构。',
+  'consoleTls.upload': '上传证书',
+  'consoleTls.uploadHelp': '证书（及其证书链）和未加密的私钥，PEM 格式。新连接立即使用；已打开的连接保持原证书。',
+  'consoleTls.save': '使用此证书',
+  'consoleTls.saving': '正在检查…',
+  'consoleTls.cancel': '取消',
+  'consoleTls.saved': '{names} 的证书将从下一个连接起使用。',
+  'consoleTls.useGenerated': '使用设备自有证书',
+  'consoleTls.useGeneratedTitle': '改回设备自有证书？',
+  'consoleTls.useGeneratedBody': '将忘记已上传的证书，并从下一个连接起使用由设备颁发机构为本机名称和地址新签发的证书。',
+  'consoleTls.usedGenerated': '已重新使用设备自有证书。',
+  'consoleTls.loadError': '无法读取控制台证书：{message}',
+} as const;
