@@ -488,8 +488,6 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       logger: get(c, TOKENS.logger),
       edition: settings.edition,
       version,
-      // Cookies of answers over TLS are marked Secure by the server itself (plain HTTP is loopback only).
-      secureCookies: false,
       consoleTls: consoleTls ?? null,
       rendererDir: options.rendererDir ?? findRendererDir(),
       system,

@@ -49,8 +49,6 @@ export interface ApiDeps {
   logger: Logger;
   edition: Edition;
   version: string;
-  /** Sets the Secure flag on the session cookie: true when the console is served over TLS. */
-  secureCookies: boolean;
   /** Folder of the built console, served at /, or undefined when it has not been built. */
   rendererDir: string | undefined;
   /** Health parts and metrics (engine/metrics); absent where a server is built without them (tests). */

@@ -41,18 +41,17 @@ export function sessionRoutes(deps: ApiDeps): AnyRoute[] {
       twoFactorEnrolmentRequired: deps.accounts.mustEnrolTwoFactor(caller.account),
     };
   };
+  // Over TLS the console server marks these cookies Secure (engine/api/server.ts); plain HTTP is served to this host only.
   const startSession = (reply: FastifyReply, signedIn: SignedIn): SessionView => {
     reply.setCookie(SESSION_COOKIE, signedIn.session.id, {
       path: '/',
       httpOnly: true,
       sameSite: 'strict',
-      secure: deps.secureCookies,
     });
     reply.setCookie(DEVICE_COOKIE, signedIn.deviceToken, {
       path: DEVICE_COOKIE_PATH,
       httpOnly: true,
       sameSite: 'strict',
-      secure: deps.secureCookies,
       maxAge: Math.floor(LIMITS.deviceCookieMs / 1000),
     });
     return view({ account: signedIn.account, session: signedIn.session });
