@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '#engine/accounts';
+import { AUDIT_LOG } from '#engine/audit';
 import { ManualClock, MINUTE } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 import { TestSmtpServer } from '../../support/smtp.ts';
@@ -304,5 +305,41 @@ describe('turning it off and new recovery codes', () => {
     const signedIn = await client.signIn(ROOT, PASSWORD);
     expect(signedIn.status).toBe(200);
     expect(signedIn.body).toMatchObject({ account: { twoFactorEnabled: false } });
+  });
+});
+
+describe('the audit trail', () => {
+  it('records each two-factor change and second step, without the secret or the recovery codes', async () => {
+    await engine.logStore.flush();
+    const records = (await engine.logStore.read(AUDIT_LOG, { from: 0, to: clock.now() + 60_000 })) as unknown as {
+      action: string;
+      outcome: string;
+      resource_id: string;
+      account: string;
+      error_code?: string;
+      after?: { twoFactor?: unknown };
+    }[];
+    const actions = new Set(records.map((r) => `${r.action} ${r.outcome}`));
+    for (const action of [
+      'startTwoFactor success',
+      'confirmTwoFactor success',
+      'confirmTwoFactor failure',
+      'signInSecondFactor success',
+      'signInSecondFactor failure',
+      'regenerateRecoveryCodes success',
+      'disableTwoFactor success',
+      'resetAccountTwoFactor success',
+    ]) {
+      expect(actions, action).toContain(action);
+    }
+    const reset = records.find((r) => r.action === 'resetAccountTwoFactor' && r.outcome === 'success');
+    expect(reset).toMatchObject({ resource_id: opsId, account: ROOT });
+    const confirmed = records.find((r) => r.action === 'confirmTwoFactor' && r.outcome === 'success');
+    expect(confirmed?.after?.twoFactor).toMatchObject({ secret: '[masked]', recoveryCodeHashes: '[masked]' });
+    const text = JSON.stringify(records);
+    expect(text).not.toContain(rootSecret);
+    expect(text).not.toContain(opsSecret);
+    for (const code of rootRecoveryCodes) expect(text).not.toContain(code);
+    expect(text).toContain('[masked]');
   });
 });
