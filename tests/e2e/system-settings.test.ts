@@ -11,7 +11,9 @@ import { en } from '../../renderer/i18n/en.ts';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
 import { TestSmtpServer } from '../support/smtp.ts';
 import { ApiClient } from '../support/api-client.ts';
-import { firstRunConsole, launchChromium, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { firstRunConsole, launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { englishOn } from './support/english-texts.ts';
+import { SignInPage } from './pages/sign-in.page.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 const SMTP_PASSWORD = 'Relay#Secret-42';
@@ -116,5 +118,27 @@ describe('the other sections', () => {
     expect(await page.getByTestId('two-factor-state').getAttribute('data-required')).toBe('false');
     await page.getByTestId('two-factor-own-missing').waitFor();
     expect(requests.outside(engine.url)).toEqual([]);
+  });
+});
+
+describe('in Simplified Chinese', () => {
+  it('says the administration settings in Chinese only', async () => {
+    const context = await newContext(browser, requests, { locale: 'zh-CN' });
+    const zhPage = await context.newPage();
+    const signIn = new SignInPage(zhPage);
+    await signIn.open(engine.url);
+    await signIn.signIn('admin@example.com', STRONG_PASSWORD);
+    await zhPage.waitForURL(`${engine.url}/`);
+    await zhPage.goto(`${engine.url}/enterprise/system`);
+    await zhPage.getByTestId('smtp-form').waitFor();
+    await zhPage.getByTestId('two-factor-state').waitFor();
+    await zhPage.waitForLoadState('networkidle');
+    const mine = (await englishOn(zhPage, '/enterprise/system')).filter(
+      (f) =>
+        f.key.startsWith('adminSettings.') ||
+        /^field\.(host|port|secure|user|from|to|idleMinutes|absoluteHours|console|gateway|intake)$/.test(f.key),
+    );
+    expect(mine).toEqual([]);
+    await context.close();
   });
 });
