@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_FILE_NAME, SECRET_KEY_FILE_NAME, readConfigDocument } from '#engine/config-store';
+import { totpCode } from '#engine/accounts';
 import { ApiClient } from '../../support/api-client.ts';
 import { testAuthority, testCertificate } from '../../support/certificates.ts';
 import { startTestEngine, type TestEngine } from '../../support/engine.ts';
@@ -18,12 +19,30 @@ import { startTestEngine, type TestEngine } from '../../support/engine.ts';
 const PASSWORD = 'Kettle#Blue7';
 const BROKER_PASSWORD = 'Broker#Secret-7731';
 const WEBHOOK_SECRET = 'webhook-hmac-secret-5150';
+const SMTP_PASSWORD = 'Smtp#Relay-Secret-4410';
 const DOMAIN = 'vault.example.com';
 
 let dataDir: string;
 let engine: TestEngine | undefined;
 let admin: ApiClient;
 const ids = { site: '', broker: '', tcp: '', rule: '', event: '' };
+/** The administrator's recovery codes (two-factor is on for the account from setup on). */
+let recoveryCodes: string[] = [];
+
+/** Signs the administrator in: the password, then a recovery code as the second factor. */
+async function signInAdmin(): Promise<number> {
+  const first = await admin.request<{ challengeId: string }>('POST', '/session', {
+    email: 'administrator@example.com',
+    password: PASSWORD,
+  });
+  if (first.status !== 200) return first.status;
+  const second = await admin.request<{ csrfToken: string }>('POST', '/session/second-factor', {
+    challengeId: first.body.challengeId,
+    recoveryCode: recoveryCodes.shift(),
+  });
+  if (second.status === 200) admin.csrf = second.body.csrfToken;
+  return second.status;
+}
 const certificate = testCertificate(testAuthority(), [DOMAIN]);
 
 async function start(): Promise<void> {
@@ -33,7 +52,18 @@ async function start(): Promise<void> {
 
 /** The secrets as the services see them (the store's document with its secrets opened). */
 type SecretName =
-  'tokenKey' | 'accessKey' | 'siteKey' | 'brokerPassword' | 'caKey' | 'clientKey' | 'intakeKey' | 'webhookSecret';
+  | 'tokenKey'
+  | 'accessKey'
+  | 'siteKey'
+  | 'brokerPassword'
+  | 'caKey'
+  | 'clientKey'
+  | 'intakeKey'
+  | 'webhookSecret'
+  | 'consoleKey'
+  | 'consoleCaKey'
+  | 'smtpPassword'
+  | 'totpSecret';
 
 async function storedSecrets(): Promise<Record<SecretName, string>> {
   const doc = await readConfigDocument(dataDir);
@@ -47,6 +77,10 @@ async function storedSecrets(): Promise<Record<SecretName, string>> {
     clientKey: tcp.certificate!.clientKeyPem,
     intakeKey: doc.intake?.serverKeyPem ?? '',
     webhookSecret: doc.rules.find((r) => r.id === ids.rule)!.notify.webhook!.secret,
+    consoleKey: doc.consoleTls!.keyPem,
+    consoleCaKey: doc.consoleTls!.ca.keyPem,
+    smtpPassword: doc.admin.smtp!.password,
+    totpSecret: doc.accounts[0]!.twoFactor!.secret,
   };
 }
 
@@ -128,6 +162,22 @@ beforeAll(async () => {
   });
   expect(rule.status, rule.text).toBe(201);
   ids.rule = rule.body.id;
+  const smtp = await admin.request('PUT', '/system/smtp', {
+    host: '127.0.0.1',
+    port: 2525,
+    secure: false,
+    user: 'relay',
+    password: SMTP_PASSWORD,
+    from: 'Rampart <rampart@example.com>',
+  });
+  expect(smtp.status, smtp.text).toBe(200);
+  const enrolment = await admin.request<{ secret: string }>('POST', '/me/two-factor/enrolment', {});
+  expect(enrolment.status, enrolment.text).toBe(200);
+  const confirmed = await admin.request<{ recoveryCodes: string[] }>('POST', '/me/two-factor/enrolment/confirm', {
+    code: totpCode(enrolment.body.secret, Date.now()),
+  });
+  expect(confirmed.status, confirmed.text).toBe(200);
+  recoveryCodes = confirmed.body.recoveryCodes;
 }, 60_000);
 
 afterAll(async () => {
@@ -222,7 +272,7 @@ describe('secrets at rest', () => {
     await engine!.stop();
     engine = undefined;
     await start();
-    expect((await admin.signIn('administrator@example.com', PASSWORD)).status).toBe(200);
+    expect(await signInAdmin()).toBe(200);
     expect(await storedSecrets()).toEqual(before);
     // The TCP bundle the engine builds from its in-memory configuration holds the plain client key.
     const bundle = await getText(`/log-configs/${ids.tcp}/certificate`);
@@ -254,6 +304,6 @@ describe('secrets at rest', () => {
     expect(await readFile(join(dataDir, CONFIG_FILE_NAME), 'utf8')).toBe(config);
     await writeFile(keyFile, rightKey);
     await start();
-    expect((await admin.signIn('administrator@example.com', PASSWORD)).status).toBe(200);
+    expect(await signInAdmin()).toBe(200);
   }, 60_000);
 });
