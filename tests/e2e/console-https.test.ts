@@ -60,7 +60,7 @@ describe('the console over HTTPS in Chromium', () => {
     const { readConfigDocument } = await import('#engine/config-store');
     const doc = await readConfigDocument(engine.dataDir);
     browser = await launchChromium([
-      `--ignore-certificate-errors-spki-list=${spkiHash(doc!.consoleTls!.ca.certPem)},${spkiHash(customer.cert)}`,
+      `--ignore-certificate-errors-spki-list=${spkiHash(doc.consoleTls!.ca.certPem)},${spkiHash(customer.cert)}`,
     ]);
     ({ page } = await firstRunConsole(browser, secureUrl, requests, 'admin@example.com'));
     const cookies = await page.context().cookies(secureUrl);
