@@ -32,13 +32,27 @@
  * may be lost in flight. After every drop, once the engine is up, the store is asked (export API,
  * `seq:[a TO b]`) which of that connection's seqs it holds, newest first in runs of 50,000 until a run
  * is complete (a connection's lines are stored in order, so older ones are then in; the final check
- * verifies that); the missing ones are sent again and counted as `soak_tls_in_flight_at_kill`. At
- * the end the store must hold every seq the sender made exactly once. Kafka: every offset below each
- * partition's high watermark exactly once (record ids `soak-<partition>-<offset>`), whatever the
- * producer retried. The budget squeeze is aimed at the capacity phase's older records (the cap is
- * the store's size less half of what phase 0 wrote); should it reach the soak's logs, the records it
- * removed (TLS seqs made before the oldest record left, Kafka offsets below a partition's oldest left)
- * are counted as `soak_records_removed_by_budget`, not as lost.
+ * verifies that); the missing ones are sent again and counted as `soak_tls_in_flight_at_kill` (the
+ * squeeze's own restarts included). At the end the store must hold every seq the sender made exactly
+ * once. Kafka: every offset below each partition's high watermark exactly once (record ids
+ * `soak-<partition>-<offset>`), whatever the producer retried. The budget squeeze is aimed at the
+ * capacity phase's older records (the cap is the store's size less half of what phase 0 wrote), but
+ * the budget deletes across all logs and, today, well past its target (the store's write-ahead log
+ * counts and cannot be trimmed), so it usually reaches the soak's logs: the records it removed (TLS
+ * seqs made before the oldest record left, Kafka offsets below a partition's oldest stored one) are
+ * counted as `soak_records_removed_by_budget`, not as lost, and the loss check covers the rest.
+ *
+ * Reading it: lost and duplicated must be 0; removed_by_budget says how much of the run the loss
+ * check could not cover. Each slice's comment line gives the verdicts answered and refused (the
+ * engine restarting) and the TLS sender's largest backlog: a backlog that grows slice after slice
+ * means the load is more than this machine sustains with everything together (each capacity is
+ * measured alone), and the end then fails rather than wait for ever.
+ *
+ * Run: `npm run soak` (builds the engine first unless BENCH_NO_BUILD=1; needs java and mvn for
+ * the broker, as tests/support/kafka-broker.ts says). Settings: RAMPART_SOAK_MINUTES (30; 3 for a
+ * quick trial), RAMPART_SOAK_LOAD (0.5), RAMPART_SOAK_CAPACITY_SECONDS (20),
+ * RAMPART_SOAK_VERDICT_RPS / _TLS_RPS / _KAFKA_RPS (skip that capacity run and take this figure),
+ * RAMPART_SOAK_KAFKA_CAPACITY_MESSAGES (300,000), RAMPART_SOAK_KEEP=1 (keep the work folder).
  *
  * Output (name: value unit): the capacities and driven rates; per slice `soak_slice: n`,
  * `soak_verdict_p99_ms` and `soak_rss_mb` (the engine's resident memory, median of the slice's
@@ -48,7 +62,7 @@
  * (RAMPART_SOAK_KEEP=1 keeps the folder always).
  */
 import { execFile, execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, writeFileSync, closeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,6 +85,8 @@ const LOAD = Number(process.env.RAMPART_SOAK_LOAD ?? 0.5);
 const BROKER_OUTAGE_MS = 30_000;
 const STORM = { count: 10_000, concurrency: 200 };
 const CHECK_RUN = 50_000;
+/** How long the end may take to write the sender's backlog and read the topic to its end. */
+const DRAIN_MS = 600_000;
 const EMAIL = 'soak@example.com';
 const PASSWORD = 'Kettle#Blue7';
 const PARTITIONS = 3;
@@ -81,6 +97,7 @@ const log = (text: string): void => console.log(`# ${new Date().toISOString().sl
 // ---------------------------------------------------------------------------------------------
 // Every process this bench starts is stopped on exit, by its PID (the broker by its own helper).
 const children = new Set<ChildProcess>();
+let broker: KafkaBroker | undefined;
 const track = <T extends ChildProcess>(child: T): T => {
   children.add(child);
   child.once('exit', () => children.delete(child));
@@ -88,6 +105,8 @@ const track = <T extends ChildProcess>(child: T): T => {
 };
 process.once('exit', () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  // The broker's helper kills its JVM on exit; its data folder is this bench's to remove.
+  if (broker !== undefined) rmSync(broker.dir, { recursive: true, force: true });
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
 
@@ -125,9 +144,8 @@ let upWaiters: (() => void)[] = [];
 
 async function startEngine(extra: Record<string, string> = {}): Promise<void> {
   const started = performance.now();
-  engine = await startEngineProcess({ ...engineEnv, ...extra }, { stdout: engineLog });
+  engine = await startEngineProcess({ ...engineEnv, ...extra }, { stdout: engineLog, onSpawn: track });
   log(`engine up in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  track(engine.child);
   admin = new ApiClient(engine.consoleUrl);
   const signedIn = await admin.signIn(EMAIL, PASSWORD);
   if (signedIn.status !== 200) throw new Error(`sign-in failed: ${signedIn.text}`);
@@ -203,7 +221,6 @@ const kafkaValue = (seq: number): string =>
   `{"seq":${seq},"ip":"172.16.${(seq >> 8) & 63}.${seq % 89}","user":"k${seq % 300}","msg":"soak message ${seq}"}`;
 
 // ---------------------------------------------------------------------------------------------
-let broker: KafkaBroker | undefined;
 let producer: Producer | undefined;
 let failed = false;
 try {
@@ -216,8 +233,7 @@ try {
   producer = await connectProducer([broker.address]);
 
   // The first start: no account to sign in with yet.
-  engine = await startEngineProcess(engineEnv, { stdout: engineLog });
-  track(engine.child);
+  engine = await startEngineProcess(engineEnv, { stdout: engineLog, onSpawn: track });
   admin = new ApiClient(engine.consoleUrl);
   engineUp = true;
   const setup = await admin.setup(EMAIL, PASSWORD);
@@ -383,6 +399,8 @@ try {
   // -------------------------------------------------------------------------------------------
   // Loads.
   const progress: { at: number; lastSeq: number }[] = [];
+  /** The most lines the sender held unwritten in this slice (the engine not keeping up, or down). */
+  let backlog = 0;
   const drops: SenderDown[] = [];
   let inFlight = 0;
   let tlsDrops = 0;
@@ -400,6 +418,7 @@ try {
       const message = raw as SenderMessage;
       if (message.type === 'progress') {
         progress.push({ at: message.at, lastSeq: message.lastSeq });
+        backlog = Math.max(backlog, message.queued);
       } else if (message.type === 'down') {
         tlsDrops++;
         drops.push(message);
@@ -574,24 +593,30 @@ try {
     const cap = Math.max(1, Math.floor(preBytes > 0 ? used - preBytes / 2 : used * 0.8));
     await startEngine({ RAMPART_LOG_MAX_BYTES: String(cap) });
     log(`disk budget squeeze: store ${Math.round(used / 1e6)} MB, cap ${Math.round(cap / 1e6)} MB`);
+    // One budget check (30 s after the start, or sooner after cap/4 written) trims in up to four
+    // rounds at once; it has run when the oldest record held moved. The store need not reach the
+    // cap: LevelDB's write-ahead log and memtable are counted and cannot be trimmed.
+    const oldest = (view: StorageView): number => Math.min(...view.logs.map((l) => l.oldest));
     let now = await storage();
     const deadline = Date.now() + 120_000;
-    while (now.disk.usedBytes > cap && Date.now() < deadline) {
+    while (now.disk.usedBytes > cap && oldest(now) <= oldest(before) && Date.now() < deadline) {
       await sleep(2000);
       now = await storage();
     }
+    await sleep(3000);
+    const trimmedTo = (await storage()).disk.usedBytes;
+    await killEngine();
+    await startEngine();
+    // Read once the cap is gone: no trim can follow, so these are the soak logs' oldest for good.
+    const after = await storage();
     const trimmed: Record<string, number> = {};
     for (const covered of [`custom:${tlsConfig}`, `custom:${kafkaConfig}`]) {
       const was = before.logs.find((l) => l.log === covered)?.oldest;
-      const is = now.logs.find((l) => l.log === covered)?.oldest;
+      const is = after.logs.find((l) => l.log === covered)?.oldest;
       if (was !== undefined && is !== undefined && is > was) trimmed[covered] = is;
     }
-    squeeze = { cap, before: used, after: now.disk.usedBytes, trimmed };
-    log(
-      `squeeze done: store ${Math.round(now.disk.usedBytes / 1e6)} MB; soak logs trimmed: ${Object.keys(trimmed).length}`,
-    );
-    await killEngine();
-    await startEngine();
+    squeeze = { cap, before: used, after: trimmedTo, trimmed };
+    log(`squeeze done: store ${Math.round(trimmedTo / 1e6)} MB; soak logs trimmed: ${Object.keys(trimmed).length}`);
   };
 
   // -------------------------------------------------------------------------------------------
@@ -610,7 +635,8 @@ try {
       else await startEngine();
     }
     if (slice === 2) extras.push(sleep(SLICE_MS / 3).then(brokerRestart));
-    if (slice === 4) extras.push(sleep(SLICE_MS / 3).then(reconnectStorm));
+    // A third into the slice, or at once when the squeeze took longer.
+    if (slice === 4) extras.push(sleep(Math.max(0, sliceStart + SLICE_MS / 3 - Date.now())).then(reconnectStorm));
     const { p99ms, report } = await hey;
     const answered = [...report.matchAll(/\[(\d{3})\]\s+(\d+) responses/g)].reduce((n, m) => n + Number(m[2]), 0);
     const errorPart = report.split('Error distribution:')[1] ?? '';
@@ -624,7 +650,10 @@ try {
     console.log(`soak_slice: ${slice}`);
     line('soak_verdict_p99_ms', p99ms, 'ms', 2);
     line('soak_rss_mb', rssMb, 'MB');
-    console.log(`# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting)`);
+    console.log(
+      `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines`,
+    );
+    backlog = 0;
     // The squeeze's "before": the soak logs' oldest records while the engine still runs.
     if (slice === 3) beforeSqueeze = await storage();
     if (slice < SLICES) {
@@ -640,11 +669,19 @@ try {
   const drainDeadline = Date.now() + 180_000;
   while ((drops.length > 0 || checksPending > 0) && Date.now() < drainDeadline) await sleep(500);
   checking = false;
-  await checker;
+  await Promise.race([checker, sleep(DRAIN_MS)]);
+  if (drops.length > 0) throw new Error(`${drops.length} dropped TLS connections could not be checked`);
   toSender({ type: 'stop' });
   producing = false;
   await producerLoop;
-  const last = await senderStopped;
+  // The sender writes what it still holds before it stops; an engine that cannot keep up with the
+  // load never lets it (the rates are too high for this machine: lower RAMPART_SOAK_LOAD).
+  const last = await Promise.race([senderStopped, sleep(DRAIN_MS).then(() => undefined)]);
+  if (last === undefined) {
+    throw new Error(
+      `the TLS sender still held lines ${DRAIN_MS / 1000} s after the last slice: the engine did not keep up with the load (RAMPART_SOAK_LOAD=${LOAD})`,
+    );
+  }
   let tlsStatus = await status(tlsConfig);
   for (let stable = 0; stable < 5 && Date.now() < drainDeadline;) {
     await sleep(1000);

@@ -35,10 +35,11 @@ export interface StartedEngine {
 /**
  * Starts the built engine (dist/engine/main.js) as its own process and waits for its ready message.
  * `stdout`: a file descriptor for its log (a soak keeps it), else BENCH_ENGINE_STDOUT shows it.
+ * `onSpawn` hears of the process before it is ready (so a caller that fails meanwhile can stop it).
  */
 export async function startEngineProcess(
   env: Record<string, string>,
-  options: { stdout?: number } = {},
+  options: { stdout?: number; onSpawn?: (child: ChildProcess) => void } = {},
 ): Promise<StartedEngine> {
   const execArgv = [
     ...engineNodeFlags.flags,
@@ -50,6 +51,7 @@ export async function startEngineProcess(
     execArgv,
     stdio: ['ignore', options.stdout ?? (process.env.BENCH_ENGINE_STDOUT ? 'inherit' : 'ignore'), 'inherit', 'ipc'],
   });
+  options.onSpawn?.(child);
   const ready = await new Promise<{ consoleUrl: string }>((resolve, reject) => {
     child.once('message', (m) => resolve(m as { consoleUrl: string }));
     child.once('exit', (code) => reject(new Error(`engine exited with ${code}`)));
