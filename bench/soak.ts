@@ -92,6 +92,7 @@ const PASSWORD = 'Kettle#Blue7';
 const PARTITIONS = 3;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const clock = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 const log = (text: string): void => console.log(`# ${new Date().toISOString().slice(11, 19)} ${text}`);
 
 // ---------------------------------------------------------------------------------------------
@@ -584,7 +585,9 @@ try {
       );
       void child;
     });
-  let squeeze: { cap: number; before: number; after: number; trimmed: Record<string, number> } | undefined;
+  let squeeze:
+    | { cap: number; before: number; after: number; trimmed: Record<string, number>; oldest: [number, number] }
+    | undefined;
   /** Started with a cap below the store's size; the trim is awaited; then killed and started without it. */
   let beforeSqueeze: StorageView | undefined;
   const budgetSqueeze = async (): Promise<void> => {
@@ -604,7 +607,8 @@ try {
       now = await storage();
     }
     await sleep(3000);
-    const trimmedTo = (await storage()).disk.usedBytes;
+    const squeezed = await storage();
+    const trimmedTo = squeezed.disk.usedBytes;
     await killEngine();
     await startEngine();
     // Read once the cap is gone: no trim can follow, so these are the soak logs' oldest for good.
@@ -615,7 +619,7 @@ try {
       const is = after.logs.find((l) => l.log === covered)?.oldest;
       if (was !== undefined && is !== undefined && is > was) trimmed[covered] = is;
     }
-    squeeze = { cap, before: used, after: trimmedTo, trimmed };
+    squeeze = { cap, before: used, after: trimmedTo, trimmed, oldest: [oldest(before), oldest(squeezed)] };
     log(`squeeze done: store ${Math.round(trimmedTo / 1e6)} MB; soak logs trimmed: ${Object.keys(trimmed).length}`);
   };
 
@@ -762,7 +766,7 @@ try {
     console.log(`# reconnect burst: ${storm.ok} handshakes, ${storm.failed} failed, ${storm.seconds.toFixed(1)} s`);
   if (squeeze) {
     console.log(
-      `# budget squeeze: store ${Math.round(squeeze.before / 1e6)} MB, cap ${Math.round(squeeze.cap / 1e6)} MB, after ${Math.round(squeeze.after / 1e6)} MB; soak logs reached: ${Object.keys(squeeze.trimmed).length === 0 ? 'none' : Object.keys(squeeze.trimmed).join(', ')}`,
+      `# budget squeeze: store ${Math.round(squeeze.before / 1e6)} MB, cap ${Math.round(squeeze.cap / 1e6)} MB, after ${Math.round(squeeze.after / 1e6)} MB; oldest record held ${clock(squeeze.oldest[0])} -> ${clock(squeeze.oldest[1])}; soak logs reached: ${Object.keys(squeeze.trimmed).length === 0 ? 'none' : Object.keys(squeeze.trimmed).join(', ')}`,
     );
   }
   console.log(
