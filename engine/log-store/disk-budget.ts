@@ -24,7 +24,7 @@ export const DEFAULT_BUDGET_CHECK_MS = 30_000;
 const DEFAULT_CHECK_AFTER_BYTES = 64 * 1024 * 1024;
 /** Trimming goes this share of the store's size below the budget, so the next burst does not trim again at once. */
 const HEADROOM = 0.05;
-/** Rounds of trim-and-measure per check: sizes are estimates, a second round corrects a short first one. */
+/** Trims per check: a trim whose range held less than asked is followed by another, on the estimate. */
 const MAX_ROUNDS = 4;
 const SECOND = 1000;
 /** `<log>\x00` + 8-byte time + 4-byte sequence: the bytes after the name. */
@@ -179,7 +179,7 @@ export interface BudgetCheck {
  * an absolute cap (the common case costs one statfs).
  */
 export async function enforceBudget(
-  trimmer: OldestFirstTrimmer,
+  trimmer: Pick<OldestFirstTrimmer, 'trim'>,
   dir: string,
   budget: DiskBudget,
   volume: VolumeProbe = statVolume,
@@ -196,15 +196,24 @@ export async function enforceBudget(
     return { ...space, usedBytes: await folderBytes(dir) };
   };
   const before = await measure();
-  let usage = before;
+  // Rounds work on the estimate of what is left, not on a new measure: LevelDB frees a trimmed
+  // range's files only when its compaction ends, and its log and memtable shrink with no trim, so a
+  // folder measured at once still looks over and further rounds would delete far more than asked.
+  // The next check measures again and trims more if the estimate was short.
+  let estimate = before;
   const removed: TrimmedRange[] = [];
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const over = bytesOverBudget(usage, budget);
-    if (over === 0) return { before, after: usage, removed, withinBudget: true };
-    const trimmed = await trimmer.trim(over + Math.ceil(usage.usedBytes * HEADROOM));
+    const over = bytesOverBudget(estimate, budget);
+    if (over === 0) break;
+    const trimmed = await trimmer.trim(over + Math.ceil(estimate.usedBytes * HEADROOM));
     if (trimmed === null) break;
     removed.push(trimmed);
-    usage = await measure();
+    estimate = {
+      ...estimate,
+      usedBytes: Math.max(0, estimate.usedBytes - trimmed.bytes),
+      freeBytes: estimate.freeBytes + trimmed.bytes,
+    };
   }
-  return { before, after: usage, removed, withinBudget: bytesOverBudget(usage, budget) === 0 };
+  const after = removed.length === 0 ? before : await measure();
+  return { before, after, removed, withinBudget: bytesOverBudget(estimate, budget) === 0 };
 }

@@ -36,5 +36,5 @@ export {
   valuesOf,
 } from './fields.ts';
 export type { IndexedField, LogKind, RollupDimension, RollupDims } from './fields.ts';
-export { bytesOverBudget, DEFAULT_MIN_FREE_RATIO, DEFAULT_BUDGET_CHECK_MS } from './disk-budget.ts';
+export { bytesOverBudget, enforceBudget, DEFAULT_MIN_FREE_RATIO, DEFAULT_BUDGET_CHECK_MS } from './disk-budget.ts';
 export type { DiskBudget, DiskUsage, VolumeSpace, VolumeProbe, BudgetCheck, TrimmedRange } from './disk-budget.ts';
