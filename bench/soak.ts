@@ -5,10 +5,12 @@
  * five, a Kafka broker restart, a disk-budget squeeze and a burst of 10,000 TLS reconnects. Then it
  * reads the engine's store and says whether any record was lost or stored twice.
  *
- * Phase 0, capacity (RAMPART_SOAK_CAPACITY_SECONDS each, default 20; or given as
- * RAMPART_SOAK_VERDICT_RPS, RAMPART_SOAK_TLS_RPS, RAMPART_SOAK_KAFKA_RPS): verdicts/s with
+ * Phase 0, capacity, the three loads together for RAMPART_SOAK_CAPACITY_SECONDS (default 20; or
+ * given as RAMPART_SOAK_VERDICT_RPS, RAMPART_SOAK_TLS_RPS, RAMPART_SOAK_KAFKA_RPS): verdicts/s with
  * autocannon (32 connections); TLS records/s stored from bench/ingest-sender.mjs writing as fast as
- * it can; Kafka records/s stored from a topic filled beforehand. These go to their own log
+ * it can; Kafka records/s stored from a topic filled beforehand. Together, because each alone takes
+ * the whole of a small machine: half of each measured alone is more than it holds with all three
+ * at once. These go to their own log
  * configurations, which the loss check does not cover. The soak then drives RAMPART_SOAK_LOAD
  * (default 0.5) of each, all at once:
  *
@@ -45,8 +47,8 @@
  * Reading it: lost and duplicated must be 0; removed_by_budget says how much of the run the loss
  * check could not cover. Each slice's comment line gives the verdicts answered and refused (the
  * engine restarting) and the TLS sender's largest backlog: a backlog that grows slice after slice
- * means the load is more than this machine sustains with everything together (each capacity is
- * measured alone), and the end then fails rather than wait for ever.
+ * means the load is more than this machine sustains with everything together, and the end then
+ * fails rather than wait for ever.
  *
  * Run: `npm run soak` (builds the engine first unless BENCH_NO_BUILD=1; needs java and mvn for
  * the broker, as tests/support/kafka-broker.ts says). Settings: RAMPART_SOAK_MINUTES (30; 3 for a
@@ -249,18 +251,25 @@ try {
   const tlsFiles = await certificateFiles(tlsConfig);
 
   // -------------------------------------------------------------------------------------------
-  // Phase 0: capacity, each load alone.
+  // Phase 0: capacity, the three loads together (each alone takes the whole of a small machine, so
+  // half of each measured alone would be more than it holds together).
   const given = (name: string): number | undefined =>
     process.env[name] === undefined ? undefined : Number(process.env[name]);
-  let verdictCapacity = given('RAMPART_SOAK_VERDICT_RPS');
-  let tlsCapacity = given('RAMPART_SOAK_TLS_RPS');
-  let kafkaCapacity = given('RAMPART_SOAK_KAFKA_RPS');
-  if (verdictCapacity === undefined) {
+  const kafkaTotal = Number(process.env.RAMPART_SOAK_KAFKA_CAPACITY_MESSAGES ?? 300_000);
+  if (given('RAMPART_SOAK_KAFKA_RPS') === undefined) {
+    for (let at = 0; at < kafkaTotal; at += 10_000) {
+      const messages = [];
+      for (let seq = at; seq < Math.min(kafkaTotal, at + 10_000); seq++)
+        messages.push({ partition: seq % PARTITIONS, value: kafkaValue(seq) });
+      await producer.send({ topic: 'soak-capacity', acks: -1, messages });
+    }
+  }
+  const measureVerdicts = async (): Promise<number> => {
     const run = await autocannon({ url: verdictUrl, connections: 32, duration: CAPACITY_SECONDS, headers });
     if (run.non2xx > 0 || run.errors > 0) throw new Error(`verdicts failed in the capacity run: ${run.non2xx} non-2xx`);
-    verdictCapacity = run.requests.total / CAPACITY_SECONDS;
-  }
-  if (tlsCapacity === undefined) {
+    return run.requests.total / CAPACITY_SECONDS;
+  };
+  const measureTls = async (): Promise<number> => {
     const linesFile = join(work, 'capacity.lines');
     writeFileSync(
       linesFile,
@@ -291,21 +300,15 @@ try {
       await sleep(100);
       stored = await status(tlsCapacityConfig);
     }
-    tlsCapacity = stored.parsed / ((performance.now() - started) / 1000);
-  }
-  if (kafkaCapacity === undefined) {
-    const total = Number(process.env.RAMPART_SOAK_KAFKA_CAPACITY_MESSAGES ?? 300_000);
-    for (let at = 0; at < total; at += 10_000) {
-      const messages = [];
-      for (let seq = at; seq < Math.min(total, at + 10_000); seq++)
-        messages.push({ partition: seq % PARTITIONS, value: kafkaValue(seq) });
-      await producer.send({ topic: 'soak-capacity', acks: -1, messages });
-    }
+    return stored.parsed / ((performance.now() - started) / 1000);
+  };
+  const measureKafka = async (): Promise<number> => {
+    const total = kafkaTotal;
     const id = (
       await api<{ id: string }>(
         'POST',
         '/log-configs',
-        logConfig('capacity kafka', { address: broker.address, topic: 'soak-capacity' }),
+        logConfig('capacity kafka', { address: broker!.address, topic: 'soak-capacity' }),
       )
     ).id;
     // Timed from the first status that shows records (joining the group takes seconds, once per
@@ -323,12 +326,15 @@ try {
       s = await status(id);
     }
     const done = performance.now();
-    if (first.parsed < total / 2) kafkaCapacity = (s.parsed - first.parsed) / ((done - first.at) / 1000);
-    else {
-      kafkaCapacity = s.parsed / ((done - created) / 1000);
-      log('Kafka capacity timed from the creation of its configuration (includes joining the group)');
-    }
-  }
+    if (first.parsed < total / 2) return (s.parsed - first.parsed) / ((done - first.at) / 1000);
+    log('Kafka capacity timed from the creation of its configuration (includes joining the group)');
+    return s.parsed / ((done - created) / 1000);
+  };
+  const [verdictCapacity, tlsCapacity, kafkaCapacity] = await Promise.all([
+    given('RAMPART_SOAK_VERDICT_RPS') ?? measureVerdicts(),
+    given('RAMPART_SOAK_TLS_RPS') ?? measureTls(),
+    given('RAMPART_SOAK_KAFKA_RPS') ?? measureKafka(),
+  ]);
   const preBytes = (await storage()).disk.usedBytes;
   line('soak_verdict_capacity_rps', verdictCapacity, '/s');
   line('soak_tls_capacity_records_per_s', tlsCapacity, 'records/s');
