@@ -42,8 +42,8 @@ describe('the engine process', () => {
     expect(stderr).toContain('RAMPART_EDITION');
   });
 
-  it('refuses a non-loopback console address without TLS', async () => {
-    const { code, stderr } = await run({ RAMPART_CONSOLE_HOST: '0.0.0.0' });
+  it('refuses a non-loopback console address with TLS turned off', async () => {
+    const { code, stderr } = await run({ RAMPART_CONSOLE_HOST: '0.0.0.0', RAMPART_CONSOLE_TLS: 'off' });
     expect(code).toBe(78);
     expect(stderr).toMatch(/requires TLS/);
   });
