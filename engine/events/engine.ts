@@ -373,10 +373,11 @@ export class EventEngine {
 
   /**
    * Takes the state of a snapshot for the events configured now; state of events that no longer
-   * exist or changed is ignored, and so is a text that is not a snapshot of this version.
+   * exist or changed is ignored, and so is a text that is not a snapshot of this version. `state` is
+   * the snapshot's text or that text parsed.
    */
-  restore(text: string): RestoreReport {
-    const result = restoreState(text, this.runtimes);
+  restore(state: unknown): RestoreReport {
+    const result = restoreState(state, this.runtimes);
     if (result.clock > this.clock && result.clock < MAX_TIME) this.clock = result.clock;
     return result.report;
   }

@@ -51,16 +51,19 @@ export function snapshotState(clock: number, runtimes: readonly StatefulRuntime[
   return JSON.stringify({ format: FORMAT, version: VERSION, clock, events });
 }
 
+/** `state`: a snapshot's text, or that text already parsed (a state file embeds it as JSON). */
 export function restoreState(
-  text: string,
+  state: unknown,
   runtimes: ReadonlyMap<string, Runtime>,
 ): { clock: number; report: RestoreReport } {
   const report: RestoreReport = { events: 0, keys: 0, ignored: 0 };
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return { clock: 0, report };
+  let doc: unknown = state;
+  if (typeof state === 'string') {
+    try {
+      doc = JSON.parse(state);
+    } catch {
+      return { clock: 0, report };
+    }
   }
   if (!isObject(doc) || doc.format !== FORMAT || doc.version !== VERSION || !Array.isArray(doc.events))
     return { clock: 0, report };

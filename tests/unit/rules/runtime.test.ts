@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -190,6 +190,24 @@ describe('the event runtime', () => {
     expect(second.bans.list({ limit: 10 }).total).toBe(0);
     second.request('198.51.100.1');
     expect(second.bans.list({ limit: 10 }).bans.map((b) => b.value)).toEqual(['198.51.100.1']);
+  });
+
+  it('a state file of an earlier release, with the snapshot quoted as a string, is read too', async () => {
+    const clock = new ManualClock();
+    const first = await setup(clock);
+    const fired = await first.event(count('five requests', 5));
+    await first.rule({ name: 'ban', events: [fired] });
+    for (let i = 0; i < 4; i++) first.request('198.51.100.2');
+    await first.runtime.saveState();
+    const file = join(dir, 'events-state.json');
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { version: number; savedAt: number; engine: unknown };
+    expect(typeof saved.engine).toBe('object');
+    await writeFile(file, JSON.stringify({ ...saved, engine: JSON.stringify(saved.engine) }));
+
+    const second = await setup(clock, first.logs);
+    expect(second.runtime.counts.replayed).toBe(0);
+    second.request('198.51.100.2');
+    expect(second.bans.list({ limit: 10 }).bans.map((b) => b.value)).toEqual(['198.51.100.2']);
   });
 
   it('records of the trigger log itself are never evaluated', async () => {
