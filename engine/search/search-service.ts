@@ -26,6 +26,9 @@ export interface SearchBudget {
 
 export const DEFAULT_BUDGET: SearchBudget = { ms: 5_000, records: 5_000_000 };
 export const MAX_PAGE = 500;
+/** The longest a search reads records before it lets the engine's other work run (verdicts first). */
+const BREATH_MS = 4;
+const BREATHE = Symbol('breathe');
 const SECOND = 1000;
 const MINUTE = 60_000;
 const RELATIVE_MS: Record<string, number> = {
@@ -239,10 +242,17 @@ export class SearchService {
     const firstSecond = Math.floor(q.from / SECOND) * SECOND;
     const to = after ? Math.min(q.to, after.second + SECOND) : q.to;
 
-    function* rows(second: number, seq: number, block: BlockRows, wanted: readonly number[] | null): Generator<Match> {
+    let breathed = performance.now();
+    function* rows(
+      second: number,
+      seq: number,
+      block: BlockRows,
+      wanted: readonly number[] | null,
+    ): Generator<Match | typeof BREATHE> {
       const lines = block.lines;
       const order = wanted ?? lines.map((_, i) => i);
       for (let i = order.length - 1; i >= 0; i--) {
+        if (i % 512 === 0 && performance.now() - breathed > BREATH_MS) yield BREATHE;
         const row = order[i]!;
         const position = { second, seq, row };
         if (after && newestFirst(position, after) <= 0) continue;
@@ -271,8 +281,22 @@ export class SearchService {
           if (!skipBlock(block)) return;
           continue;
         }
-        yield* rows(block.second, block.seq, block, null);
+        yield* breathing(rows(block.second, block.seq, block, null));
         if (state.exhausted) return;
+      }
+    }
+
+    /**
+     * The matches of `found`, letting the engine's other work run between stretches of at most
+     * about BREATH_MS: a search over millions of records must not hold verdicts up for its length.
+     */
+    async function* breathing(found: Generator<Match | typeof BREATHE>): AsyncGenerator<Match> {
+      for (const m of found) {
+        if (m !== BREATHE) yield m;
+        else {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          breathed = performance.now();
+        }
       }
     }
 
@@ -308,7 +332,7 @@ export class SearchService {
           continue;
         const block = await store.block(q.log, entry.second, entry.seq);
         if (block === undefined) continue; // deleted by retention since
-        yield* rows(entry.second, entry.seq, block, entry.rows);
+        yield* breathing(rows(entry.second, entry.seq, block, entry.rows));
         if (state.exhausted) return;
       }
     }
