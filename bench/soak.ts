@@ -87,6 +87,8 @@ const LOAD = Number(process.env.RAMPART_SOAK_LOAD ?? 0.5);
 const BROKER_OUTAGE_MS = 30_000;
 const STORM = { count: 10_000, concurrency: 200 };
 const CHECK_RUN = 50_000;
+/** One export of a drop check; a slower one is retried. */
+const EXPORT_TIMEOUT_MS = 120_000;
 /** How long the end may take to write the sender's backlog and read the topic to its end. */
 const DRAIN_MS = 600_000;
 const EMAIL = 'soak@example.com';
@@ -408,6 +410,7 @@ try {
   const progress: { at: number; lastSeq: number }[] = [];
   /** The most lines the sender held unwritten in this slice (the engine not keeping up, or down). */
   let backlog = 0;
+  let backlogNow = 0;
   const drops: SenderDown[] = [];
   let inFlight = 0;
   let tlsDrops = 0;
@@ -426,6 +429,7 @@ try {
       if (message.type === 'progress') {
         progress.push({ at: message.at, lastSeq: message.lastSeq });
         backlog = Math.max(backlog, message.queued);
+        backlogNow = message.queued;
       } else if (message.type === 'down') {
         tlsDrops++;
         drops.push(message);
@@ -440,22 +444,24 @@ try {
     for (const p of progress) if (p.at <= at + 1000) seq = p.lastSeq;
     return seq;
   };
-  const madeAt = (seq: number): number => progress.find((p) => p.lastSeq >= seq)?.at ?? Date.now();
 
-  /** Which of `seqs` (ascending, within [lo, hi]) the store holds. */
-  async function storedSeqs(lo: number, hi: number): Promise<Set<number>> {
-    const from = Math.max(0, madeAt(lo) - 5_000);
+  /**
+   * Which seqs within [lo, hi] the store holds among the records received within `window` (a
+   * connection's life: the engine reads a connection's lines while it is up, and stamps them then).
+   */
+  async function storedSeqs(lo: number, hi: number, window: { from: number; to: number }): Promise<Set<number>> {
     const response = await fetch(`${engine!.consoleUrl}/api/v1/logs/export`, {
       method: 'POST',
       headers: { cookie: admin.cookie ?? '', 'x-csrf-token': admin.csrf ?? '', 'content-type': 'application/json' },
       body: JSON.stringify({
         log: `custom:${tlsConfig}`,
-        range: { from, to: Date.now() + 60_000 },
+        range: window,
         query: `seq:[${lo} TO ${hi}]`,
         format: 'csv',
         columns: ['seq'],
         max: 100_000,
       }),
+      signal: AbortSignal.timeout(EXPORT_TIMEOUT_MS),
     });
     if (response.status !== 200) throw new Error(`export: ${response.status} ${await response.text()}`);
     const found = new Set<number>();
@@ -466,23 +472,36 @@ try {
     return found;
   }
 
-  /** One dropped connection: the seqs it wrote that the store lacks are sent again. */
+  /**
+   * One dropped connection: the seqs it wrote that the store lacks are sent again. Only its tail can
+   * be missing (what the kernel and the engine still held when it died), so runs are read newest
+   * first, each over the records received from a little before that run was written: the first over
+   * the 30 s before the drop, each older one over twice as far back.
+   */
   async function checkDrop(drop: SenderDown): Promise<void> {
+    const started = performance.now();
     const missing: number[] = [];
+    let exports = 0;
     if (drop.resent.length > 0) {
       const sorted = [...drop.resent].sort((a, b) => a - b);
-      const have = await storedSeqs(sorted[0]!, sorted.at(-1)!);
+      const have = await storedSeqs(sorted[0]!, sorted.at(-1)!, { from: drop.since - 2_000, to: drop.at + 10_000 });
+      exports++;
       for (const seq of sorted) if (!have.has(seq)) missing.push(seq);
     }
     if (drop.fresh !== null) {
       const [first, last] = drop.fresh;
-      for (let hi = last; hi >= first; hi -= CHECK_RUN) {
+      let back = 30_000;
+      for (let hi = last; hi >= first; hi -= CHECK_RUN, back *= 2) {
         const lo = Math.max(first, hi - CHECK_RUN + 1);
-        const have = await storedSeqs(lo, hi);
+        const window = { from: Math.max(drop.since - 2_000, drop.at - back), to: drop.at + 10_000 };
+        const have = await storedSeqs(lo, hi, window);
+        exports++;
         for (let seq = lo; seq <= hi; seq++) if (!have.has(seq)) missing.push(seq);
         if (have.size >= hi - lo + 1) break;
       }
     }
+    const seconds = (performance.now() - started) / 1000;
+    if (seconds > 10) log(`check of a dropped TLS connection took ${seconds.toFixed(1)} s (${exports} exports)`);
     inFlight += missing.length;
     if (missing.length > 0) toSender({ type: 'resend', seqs: missing });
   }
@@ -554,6 +573,29 @@ try {
       // Between a kill and the next start.
     }
   }, 2000);
+  // Where that memory is (diagnostic): the engine's V8 heap and its memory outside it, every 10 s.
+  const heap: { slice: number; at: number; total: number; used: number; external: number }[] = [];
+  const heapSampler = setInterval(() => {
+    if (!engineUp) return;
+    const at = Date.now() - sliceStart;
+    const ofSlice = slice;
+    fetch(`${engine!.consoleUrl}/metrics`, {
+      headers: { cookie: admin.cookie ?? '' },
+      signal: AbortSignal.timeout(5_000),
+    })
+      .then((response) => response.text())
+      .then((text) => {
+        const mb = (name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 1e6;
+        heap.push({
+          slice: ofSlice,
+          at,
+          total: mb('nodejs_heap_size_total_bytes'),
+          used: mb('nodejs_heap_size_used_bytes'),
+          external: mb('nodejs_external_memory_bytes'),
+        });
+      })
+      .catch(() => undefined);
+  }, 10_000);
 
   const brokerRestart = async (): Promise<void> => {
     log('Kafka broker stopped');
@@ -656,12 +698,17 @@ try {
     const late = rss.filter((r) => r.slice === slice && r.at >= SLICE_MS / 2).map((r) => r.mb);
     late.sort((a, b) => a - b);
     const rssMb = late.length > 0 ? late[late.length >> 1]! : Number.NaN;
+    const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+    const lateHeap = heap.filter((h) => h.slice === slice && h.at >= SLICE_MS / 2);
+    const heapTotal = median(lateHeap.map((h) => h.total));
+    const heapUsed = median(lateHeap.map((h) => h.used));
+    const external = median(lateHeap.map((h) => h.external));
     sliceResults.push({ p99: p99ms, answered, errors, rssMb });
     console.log(`soak_slice: ${slice}`);
     line('soak_verdict_p99_ms', p99ms, 'ms', 2);
     line('soak_rss_mb', rssMb, 'MB');
     console.log(
-      `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines`,
+      `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines, ${backlogNow} at the end; V8 heap ${heapTotal.toFixed(0)} MB (${heapUsed.toFixed(0)} MB used), external ${external.toFixed(0)} MB`,
     );
     backlog = 0;
     // The squeeze's "before": the soak logs' oldest records while the engine still runs.
@@ -673,6 +720,7 @@ try {
   }
   await Promise.all(extras);
   clearInterval(sampler);
+  clearInterval(heapSampler);
 
   // -------------------------------------------------------------------------------------------
   // Drain: every resend out, the sender stopped cleanly, the topic read to its end.

@@ -13,6 +13,8 @@ export interface SenderProgress {
 /** A connection closed: what it had written (fresh seqs as one run, resent ones as a list). */
 export interface SenderDown {
   type: 'down';
+  /** When the connection came up and when it closed: the engine read its lines in between. */
+  since: number;
   at: number;
   fresh: [number, number] | null;
   resent: number[];
@@ -21,6 +23,7 @@ export interface SenderDown {
 /** After `stop`: everything made was written and the last connection closed cleanly. */
 export interface SenderStopped {
   type: 'stopped';
+  since: number;
   at: number;
   lastSeq: number;
   fresh: [number, number] | null;

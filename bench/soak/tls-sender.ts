@@ -39,6 +39,8 @@ let connected = false;
 let writable = true;
 let stopping = false;
 let connectionId = 0;
+/** When the live connection came up. */
+let since = 0;
 /** What the live connection has written: fresh seqs are one ascending run, resent ones a list. */
 let fresh: [number, number] | null = null;
 let resent: number[] = [];
@@ -81,6 +83,7 @@ function open(): void {
   const s = connect({ host: '127.0.0.1', port: Number(port), cert, key, rejectUnauthorized: false });
   socket = s;
   s.once('secureConnect', () => {
+    since = Date.now();
     connected = true;
     writable = true;
     send({ type: 'up', at: Date.now() });
@@ -97,7 +100,13 @@ function open(): void {
     connected = false;
     socket = undefined;
     if (wasConnected || fresh !== null || resent.length > 0) {
-      const down: SenderDown = { type: 'down', at: Date.now(), fresh, resent };
+      const down: SenderDown = {
+        type: 'down',
+        since: wasConnected ? since : Date.now(),
+        at: Date.now(),
+        fresh,
+        resent,
+      };
       send(down);
     }
     fresh = null;
@@ -113,7 +122,15 @@ function finish(): void {
   const s = socket!;
   s.end(() => {
     // The parent checks this connection's lines like any other's once the engine has read them.
-    const stopped: SenderStopped = { type: 'stopped', at: Date.now(), lastSeq: nextSeq - 1, fresh, resent, written };
+    const stopped: SenderStopped = {
+      type: 'stopped',
+      since,
+      at: Date.now(),
+      lastSeq: nextSeq - 1,
+      fresh,
+      resent,
+      written,
+    };
     send(stopped);
     setTimeout(() => process.exit(0), 100);
   });
