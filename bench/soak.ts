@@ -34,7 +34,10 @@
  * may be lost in flight. After every drop, once the engine is up, the store is asked (export API,
  * `seq:[a TO b]`) which of that connection's seqs it holds, newest first in runs of 50,000 until a run
  * is complete (a connection's lines are stored in order, so older ones are then in; the final check
- * verifies that); the missing ones are sent again and counted as `soak_tls_in_flight_at_kill` (the
+ * verifies that), each run among the records received in the 30 s before the drop (twice as far
+ * back for each older run: only the tail can be missing, and an export over a connection's whole
+ * life took minutes under load); the missing ones are sent again and counted as
+ * `soak_tls_in_flight_at_kill` (the
  * squeeze's own restarts included). At the end the store must hold every seq the sender made exactly
  * once. Kafka: every offset below each partition's high watermark exactly once (record ids
  * `soak-<partition>-<offset>`), whatever the producer retried. The budget squeeze is aimed at the
