@@ -32,12 +32,13 @@ class RecordTable {
   private readonly index = new Map<string, number>();
 
   intern(asn: number, org: string): number {
-    const key = `${asn}\t${org}`;
-    let i = this.index.get(key);
+    let i = this.index.get(`${asn}\t${org}`);
     if (i === undefined) {
+      // `org` is a slice of the whole CSV text, which a kept slice keeps alive (30 MB): a copy is kept.
+      const own = Buffer.from(org, 'utf8').toString('utf8');
       i = this.records.length;
-      this.records.push(Object.freeze({ asn, org, dataCentre: dataCentreName(asn, org) }));
-      this.index.set(key, i);
+      this.records.push(Object.freeze({ asn, org: own, dataCentre: dataCentreName(asn, own) }));
+      this.index.set(`${asn}\t${own}`, i);
     }
     return i;
   }
