@@ -41,7 +41,8 @@
  * squeeze's own restarts included). At the end the store must hold every seq the sender made exactly
  * once. Kafka: every offset below each partition's high watermark exactly once (record ids
  * `soak-<partition>-<offset>`), whatever the producer retried. The budget squeeze is aimed at the
- * capacity phase's older records (the cap is the store's size less half of what phase 0 wrote), but
+ * capacity phase's older records (the cap is the store's size less half of what phase 0 wrote, or
+ * a fifth below the store's size when the capacities were given and phase 0 wrote little), but
  * the budget deletes across all logs and, today, well past its target (the store's write-ahead log
  * counts and cannot be trimmed), so it usually reaches the soak's logs: the records it removed (TLS
  * seqs made before the oldest record left, Kafka offsets below a partition's oldest stored one) are
@@ -644,7 +645,8 @@ try {
   const budgetSqueeze = async (): Promise<void> => {
     const before = beforeSqueeze!;
     const used = before.disk.usedBytes;
-    const cap = Math.max(1, Math.floor(preBytes > 0 ? used - preBytes / 2 : used * 0.8));
+    // With the capacities given, phase 0 wrote next to nothing: the cap is then a fifth below the store.
+    const cap = Math.max(1, Math.floor(preBytes > used * 0.1 ? used - preBytes / 2 : used * 0.8));
     await startEngine({ RAMPART_LOG_MAX_BYTES: String(cap) });
     log(`disk budget squeeze: store ${Math.round(used / 1e6)} MB, cap ${Math.round(cap / 1e6)} MB`);
     // One budget check (30 s after the start, or sooner after cap/4 written) trims in up to four
