@@ -508,10 +508,15 @@ export class SearchService {
     });
   }
 
-  /** Every match newest first (up to `max`), for an export. */
+  /**
+   * Every match newest first (up to `max`), for an export. The whole range is read, however long
+   * it takes (the scan lets verdicts run between its stretches): an export cut short by a budget
+   * would look complete, and a loss check built on it resent records the store had.
+   */
   async *each(input: QueryInput & { max: number; budget?: Partial<SearchBudget> }): AsyncGenerator<Row> {
     const q = await this.resolve(input);
-    const run = this.#matches(q, undefined, { ms: 60_000, records: 50_000_000, ...input.budget }, performance.now());
+    const unbounded = { ms: Number.POSITIVE_INFINITY, records: Number.POSITIVE_INFINITY };
+    const run = this.#matches(q, undefined, { ...unbounded, ...input.budget }, performance.now());
     let n = 0;
     for await (const m of run.matches) {
       yield m.record;
