@@ -18,6 +18,8 @@ export interface SenderDown {
   at: number;
   fresh: [number, number] | null;
   resent: number[];
+  /** When the first and the last resent line were written on it. */
+  resentAt: [number, number] | null;
 }
 
 /** After `stop`: everything made was written and the last connection closed cleanly. */

@@ -44,6 +44,7 @@ let since = 0;
 /** What the live connection has written: fresh seqs are one ascending run, resent ones a list. */
 let fresh: [number, number] | null = null;
 let resent: number[] = [];
+let resentAt: [number, number] | null = null;
 /** Seqs queued for a resend: they must not start or extend the fresh run. */
 const resentSet = new Set<number>();
 let written = 0;
@@ -63,8 +64,12 @@ function pump(): void {
       const seq = queue[i]!;
       text += lineOf(seq);
       // Fresh seqs go out in order, so on one connection they are one run.
-      if (resentSet.delete(seq)) resent.push(seq);
-      else if (fresh === null) fresh = [seq, seq];
+      if (resentSet.delete(seq)) {
+        resent.push(seq);
+        const now = Date.now();
+        if (resentAt === null) resentAt = [now, now];
+        else resentAt[1] = now;
+      } else if (fresh === null) fresh = [seq, seq];
       else fresh[1] = seq;
     }
     written += end - queueHead;
@@ -106,11 +111,13 @@ function open(): void {
         at: Date.now(),
         fresh,
         resent,
+        resentAt,
       };
       send(down);
     }
     fresh = null;
     resent = [];
+    resentAt = null;
     if (!finished) setTimeout(open, 200);
   });
 }
