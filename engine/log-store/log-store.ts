@@ -576,7 +576,23 @@ export class LogStore {
     }
     for (const [log, marker] of markers) {
       this.#values.recovering(log, marker);
-      const from = Math.min(marker.minute, marker.hour);
+      let from = Math.min(marker.minute, marker.hour);
+      // The open hour's minutes that were written are summed into it, and only the records from the
+      // oldest open minute are read again: reading the hour's from its start made a restart late in
+      // an hour read up to an hour of a busy site's records (the soak's restarts grew 13 s -> 27 s).
+      if (marker.hour < marker.minute) {
+        for (const field of VALUE_FIELDS) {
+          for await (const [key, value] of this.#db.iterator({
+            ...valueRange(log, 'm', field, marker.hour, marker.minute),
+            highWaterMarkBytes: ROLLUP_READ_BYTES,
+          })) {
+            const minute = valueKeyTime(key);
+            if (minute >= marker.hour && minute < marker.minute)
+              this.#values.restoreIntoHour(log, minute, field, value);
+          }
+        }
+        from = marker.minute;
+      }
       for await (const [, text] of this.#db.iterator({
         gte: recordKey(log, Math.floor(from / SECOND) * SECOND, 0),
         lt: recordKey(log, Number.MAX_SAFE_INTEGER, 0),

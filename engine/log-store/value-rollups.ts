@@ -8,7 +8,8 @@
  * their end) or at close. A record of a bucket already written (late) goes into a small bucket of
  * its own, written with the next batch. A day is summed from its stored hours once it is over (the
  * store does that in the batch that writes its last hour, and again for a late hour). Opening a store
- * after a crash derives the open buckets again from their records (the marker names them).
+ * after a crash derives the open buckets again (the marker names them): an open hour from its minutes
+ * already written, and the open minutes, with the rest of the hour, from their records.
  *
  * A written bucket keeps all values of a field up to a bound, else only the most frequent (KEPT),
  * counting the other records as overflow; for a distinct field it then keeps a HyperLogLog sketch
@@ -375,20 +376,7 @@ export class ValueRollups {
    * after the marker's minute and hour count it, the others were written before the crash.
    */
   add(log: string, timestamp: number, record: Readonly<Record<string, unknown>>, recovering?: ValuesMarker): void {
-    let open = this.#logs.get(log);
-    if (open === undefined)
-      this.#logs.set(
-        log,
-        (open = {
-          minutes: new Map(),
-          hours: new Map(),
-          late: [],
-          lateTimes: [],
-          newest: timestamp,
-          added: true,
-          activeAt: 0,
-        }),
-      );
+    const open = this.#openOf(log, timestamp);
     if (timestamp > open.newest) open.newest = timestamp;
     open.added = true;
     const minute = Math.floor(timestamp / MINUTE) * MINUTE;
@@ -406,6 +394,36 @@ export class ValueRollups {
       minuteBucket?.add(field, value);
       hourBucket?.add(field, value);
     });
+  }
+
+  /**
+   * After a crash: a written minute bucket of an hour that was still open (at or after the marker's
+   * hour), counted into that hour, so that the hour's records before the oldest open minute need not
+   * be read again.
+   */
+  restoreIntoHour(log: string, minute: number, field: string, stored: string): void {
+    const bucket = this.#bucket(this.#openOf(log, minute), 'h', Math.floor(minute / HOUR) * HOUR, false);
+    let tally = bucket.fields.get(field);
+    if (tally === undefined) bucket.fields.set(field, (tally = new FieldTally()));
+    addStoredTally(tally, stored, true);
+  }
+
+  #openOf(log: string, timestamp: number): OpenBuckets {
+    let open = this.#logs.get(log);
+    if (open === undefined)
+      this.#logs.set(
+        log,
+        (open = {
+          minutes: new Map(),
+          hours: new Map(),
+          late: [],
+          lateTimes: [],
+          newest: timestamp,
+          added: true,
+          activeAt: 0,
+        }),
+      );
+    return open;
   }
 
   #bucket(open: OpenBuckets, granularity: 'm' | 'h', time: number, late: boolean): ValueBucket {

@@ -3,6 +3,7 @@
  * reading the records of that range finds, whether the buckets are open in memory, written, late,
  * or read back after a restart; ranges that start or end mid-minute included.
  */
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +115,37 @@ describe('value roll-ups', () => {
     for (const [from, to] of ranges) expect(await actual(store, from, to)).toEqual(await expected(store, from, to));
     await store.close();
   });
+
+  it('count an hour still open when the process was killed, from its written minutes and the records after them', async () => {
+    const minutes = 25;
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'tests/fixtures/log-store/append-minutes-until-killed.ts', dir, String(T0), String(minutes)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/^done \d+$/m.test(output)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`the writer exited with ${code} before it was done`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+
+    const clock = new ManualClock(T0 + minutes * MINUTE);
+    const store = await LogStore.open(dir, undefined, { clock });
+    const written = Number(/^done (\d+)$/m.exec(output)![1]);
+    const hour = await expected(store, T0, T0 + HOUR);
+    expect(Object.values(hour.hostname ?? {}).reduce((a, b) => a + b, 0)).toBe(written);
+    // The whole hour is read from its (recovered) hour bucket; its minutes from theirs.
+    expect(await actual(store, T0, T0 + HOUR)).toEqual(hour);
+    expect(await actual(store, T0 + 10 * MINUTE, T0 + 24 * MINUTE)).toEqual(
+      await expected(store, T0 + 10 * MINUTE, T0 + 24 * MINUTE),
+    );
+    await store.close();
+  }, 60_000);
 
   it('count days from their hours, whether the days passed live, were loaded in bulk or were cut by a restart', async () => {
     const clock = new ManualClock(T0);
