@@ -61,9 +61,10 @@
  * RAMPART_SOAK_KAFKA_CAPACITY_MESSAGES (300,000), RAMPART_SOAK_KEEP=1 (keep the work folder).
  *
  * Output (name: value unit): the capacities and driven rates; per slice `soak_slice: n`,
- * `soak_verdict_p99_ms` and `soak_rss_mb` (the engine's resident memory, median of the slice's
- * second half); `soak_rss_spread_pct` (max/min - 1 over slices 2-6: slice 1 holds the first
- * start's warm-up); `soak_records_lost` and `soak_records_duplicated` (TLS + Kafka), which must be
+ * `soak_verdict_p99_ms`, `soak_rss_mb` (the engine's resident memory, median of the slice's
+ * second half) and `soak_rss_anon_mb` (the same without file pages: LevelDB maps the store's table
+ * files it reads, and those pages count in RSS); `soak_rss_spread_pct` and
+ * `soak_rss_anon_spread_pct` (max/min - 1 over slices 2-6: slice 1 holds the first start's warm-up); `soak_records_lost` and `soak_records_duplicated` (TLS + Kafka), which must be
  * 0. Exits 1 when they are not. The engine's log is kept in the work folder on failure
  * (RAMPART_SOAK_KEEP=1 keeps the folder always).
  */
@@ -567,15 +568,20 @@ try {
   })();
 
   // The engine's resident memory every 2 s, per slice.
-  const rss: { slice: number; at: number; mb: number }[] = [];
+  const rss: { slice: number; at: number; mb: number; anonMb: number }[] = [];
   let slice = 0;
   let sliceStart = Date.now();
   const sampler = setInterval(() => {
     const pid = engine?.child.pid;
     if (!engineUp || pid === undefined) return;
     try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (match) rss.push({ slice, at: Date.now() - sliceStart, mb: Number(match[1]) / 1024 });
+      // VmRSS counts the store's table files LevelDB has mapped and read as well; RssAnon is the
+      // engine's own memory (heap, buffers, LevelDB's memtables).
+      const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const total = /VmRSS:\s+(\d+) kB/.exec(text);
+      const anon = /RssAnon:\s+(\d+) kB/.exec(text);
+      if (total && anon)
+        rss.push({ slice, at: Date.now() - sliceStart, mb: Number(total[1]) / 1024, anonMb: Number(anon[1]) / 1024 });
     } catch {
       // Between a kill and the next start.
     }
@@ -681,7 +687,7 @@ try {
 
   // -------------------------------------------------------------------------------------------
   // The slices.
-  const sliceResults: { p99: number; answered: number; errors: number; rssMb: number }[] = [];
+  const sliceResults: { p99: number; answered: number; errors: number; rssMb: number; anonMb: number }[] = [];
   const extras: Promise<void>[] = [];
   for (slice = 1; slice <= SLICES; slice++) {
     sliceStart = Date.now();
@@ -703,18 +709,19 @@ try {
     const errors = [...errorPart.matchAll(/\[(\d+)\]/g)].reduce((n, m) => n + Number(m[1]), 0);
     const wrong = [...report.matchAll(/\[(\d{3})\]\s+(\d+) responses/g)].filter((m) => m[1] !== '204');
     if (wrong.length > 0) log(`verdicts other than 204 in slice ${slice}: ${wrong.map((m) => m[0]).join(', ')}`);
-    const late = rss.filter((r) => r.slice === slice && r.at >= SLICE_MS / 2).map((r) => r.mb);
-    late.sort((a, b) => a - b);
-    const rssMb = late.length > 0 ? late[late.length >> 1]! : Number.NaN;
     const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
+    const late = rss.filter((r) => r.slice === slice && r.at >= SLICE_MS / 2);
+    const rssMb = median(late.map((r) => r.mb));
+    const anonMb = median(late.map((r) => r.anonMb));
     const lateHeap = heap.filter((h) => h.slice === slice && h.at >= SLICE_MS / 2);
     const heapTotal = median(lateHeap.map((h) => h.total));
     const heapUsed = median(lateHeap.map((h) => h.used));
     const external = median(lateHeap.map((h) => h.external));
-    sliceResults.push({ p99: p99ms, answered, errors, rssMb });
+    sliceResults.push({ p99: p99ms, answered, errors, rssMb, anonMb });
     console.log(`soak_slice: ${slice}`);
     line('soak_verdict_p99_ms', p99ms, 'ms', 2);
     line('soak_rss_mb', rssMb, 'MB');
+    line('soak_rss_anon_mb', anonMb, 'MB');
     console.log(
       `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines, ${backlogNow} at the end; V8 heap ${heapTotal.toFixed(0)} MB (${heapUsed.toFixed(0)} MB used), external ${external.toFixed(0)} MB`,
     );
@@ -835,8 +842,9 @@ try {
   console.log(
     `# TLS: ${last.lastSeq + 1} lines made, ${tlsLost} lost${lostSample.length ? ` (first: ${lostSample.join(', ')})` : ''}, ${tlsDuplicated} duplicated, ${tally.tls.foreign} foreign; Kafka: ${highWatermarks.reduce((a, b) => a + b, 0)} offsets (${produced} confirmed to the producer, ${produceRetries} retried sends, ${producerDuplicates} seqs in the topic twice), ${kafkaLost} lost, ${kafkaDuplicated} duplicated, ${confirmedMissing} confirmed seqs not stored, ${tally.kafka.foreign} foreign`,
   );
-  const later = sliceResults.slice(1).map((s) => s.rssMb);
-  line('soak_rss_spread_pct', (Math.max(...later) / Math.min(...later) - 1) * 100, '%', 1);
+  const spread = (values: number[]): number => (Math.max(...values) / Math.min(...values) - 1) * 100;
+  line('soak_rss_spread_pct', spread(sliceResults.slice(1).map((s) => s.rssMb)), '%', 1);
+  line('soak_rss_anon_spread_pct', spread(sliceResults.slice(1).map((s) => s.anonMb)), '%', 1);
   line('soak_tls_records_sent', last.lastSeq + 1, 'records');
   line('soak_tls_in_flight_at_kill', inFlight, 'records');
   line(
