@@ -26,7 +26,7 @@ import { EventEngine, type EventDefinition, type SourceInfo } from '#engine/even
 import type { EventConditionInput } from '#engine/shared';
 import { accessLogConfig } from '#engine/config-store';
 import { sourceInfo } from '#engine/rules';
-import { line } from './support.ts';
+import { line, median } from './support.ts';
 import { verdictP99WithBans } from './events-verdict.ts';
 
 const RECORDS = Number(process.env.BENCH_EVENTS_RECORDS ?? 2_000_000);
@@ -528,11 +528,6 @@ if (process.env.BENCH_EVENTS_VERDICT !== '0') await verdictSection();
 
 async function verdictSection(): Promise<void> {
   const verdict = await verdictP99WithBans(100_000);
-  const median = (values: number[]): number => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  };
   const rounds = (values: number[]): string => values.map((v) => v.toFixed(2)).join(', ');
   console.log(`# verdict p99 per round (ms): no bans ${rounds(verdict.none)}; 100k bans ${rounds(verdict.withBans)}`);
   line('events_verdict_p99_ms_no_bans', median(verdict.none), 'ms', 2);

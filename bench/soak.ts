@@ -79,7 +79,7 @@ import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { kafkaMissing, startKafkaBroker, type KafkaBroker } from '../tests/support/kafka-broker.ts';
 import { client as kafkaClient, connectProducer, createTopic } from '../tests/integration/kafka/support.ts';
-import { line, p99AtRateAsync, startEngineProcess, type StartedEngine } from './support.ts';
+import { line, median, p99AtRateAsync, startEngineProcess, type StartedEngine } from './support.ts';
 import { createVerdictSite, verdictHeaders } from './verdict-site.ts';
 import type { ParentMessage, SenderDown, SenderMessage, SenderStopped } from './soak/protocol.ts';
 import { tallyStore } from './soak/verify.ts';
@@ -709,7 +709,6 @@ try {
     const errors = [...errorPart.matchAll(/\[(\d+)\]/g)].reduce((n, m) => n + Number(m[1]), 0);
     const wrong = [...report.matchAll(/\[(\d{3})\]\s+(\d+) responses/g)].filter((m) => m[1] !== '204');
     if (wrong.length > 0) log(`verdicts other than 204 in slice ${slice}: ${wrong.map((m) => m[0]).join(', ')}`);
-    const median = (values: number[]): number => values.sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN;
     const late = rss.filter((r) => r.slice === slice && r.at >= SLICE_MS / 2);
     const rssMb = median(late.map((r) => r.mb));
     const anonMb = median(late.map((r) => r.anonMb));

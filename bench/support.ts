@@ -73,6 +73,14 @@ export async function startEngineProcess(
   };
 }
 
+/** The median of `values` (the mean of the middle two for an even count); NaN when there are none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 export function line(name: string, value: number, unit: string, digits = 0): void {
   console.log(`${name}: ${value.toFixed(digits)} ${unit}`);
 }
