@@ -15,6 +15,8 @@ export const SUBJECT_KINDS = [
   'ruleSet',
   'basicRuleGroup',
   'customRule',
+  'wafExclusion',
+  'contentTypes',
   'storage',
   'logConfig',
   'event',
@@ -57,6 +59,8 @@ export const QUERY_OPERATIONS: ReadonlySet<string> = new Set([
   'eventCandidateFields',
   'explainEvent',
   'dryRunEvent',
+  'proposeWafExclusions',
+  'previewWafExclusion',
 ]);
 
 const param = (name = 'id'): SubjectId => ({ from: 'param', name });
@@ -99,6 +103,9 @@ export const SUBJECTS: Readonly<Record<string, SubjectSpec>> = {
   createCustomRule: { kind: 'customRule', id: created(), siteParam: 'id' },
   updateCustomRule: { kind: 'customRule', id: param('ruleId'), siteParam: 'id' },
   deleteCustomRule: { kind: 'customRule', id: param('ruleId'), siteParam: 'id' },
+  createWafExclusion: { kind: 'wafExclusion', id: created(), siteParam: 'id' },
+  deleteWafExclusion: { kind: 'wafExclusion', id: param('exclusionId'), siteParam: 'id' },
+  setContentTypes: { kind: 'contentTypes', id: single, siteParam: 'id' },
   updateStorage: { kind: 'storage', id: single },
   createLogConfig: { kind: 'logConfig', id: created() },
   copyLogConfig: { kind: 'logConfig', id: created() },

@@ -53,6 +53,11 @@ export function readSubject(sources: SubjectSources, ref: SubjectRef): unknown {
     }
     case 'customRule':
       return ref.siteId === undefined ? undefined : byId(doc.basicRules[ref.siteId]?.customRules ?? []);
+    case 'wafExclusion':
+      return ref.siteId === undefined ? undefined : byId(doc.basicRules[ref.siteId]?.exclusions ?? []);
+    case 'contentTypes':
+      // null: the site uses Rampart's default list.
+      return ref.siteId === undefined ? undefined : { types: doc.basicRules[ref.siteId]?.contentTypes ?? null };
     case 'logConfig':
       return byId(doc.logConfigs);
     case 'event':

@@ -3,10 +3,13 @@ import {
   PROTECTION_LEVELS,
   RampartError,
   newId,
+  WAF_EXCLUSION_LIMITS,
   type Clock,
+  type ContentTypesInput,
   type CustomRuleInput,
   type ErrorParams,
   type Random,
+  type WafExclusionInput,
 } from '#engine/shared';
 import type {
   ConfigSlice,
@@ -15,6 +18,7 @@ import type {
   ProtectionLevel,
   RuleGroupSetting,
   SiteBasicRulesRecord,
+  WafExclusionRecord,
 } from '#engine/config-store';
 import type { CompiledSite } from '#engine/sites';
 import { NO_WAF_MATCH, type RequestFacts, type WafOutcome } from '#engine/verdict';
@@ -38,6 +42,13 @@ import {
   type WafTransaction,
 } from '#engine/waf';
 import { RECOMMENDED_IDS, type RuleSetManager } from './rule-set-manager.ts';
+import {
+  contentTypePolicy,
+  DEFAULT_ALLOWED_CONTENT_TYPES,
+  proposeFor,
+  SiteExclusions,
+  type ExclusionSpec,
+} from './exclusions.ts';
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
 
 const paranoiaOf = (level: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(level) + 1;
@@ -68,7 +79,22 @@ export interface GroupRuleView {
   id: number;
   message: string;
   level: 1 | 2 | 3 | 4;
+  /** The group's level enables it and no exclusion switched it off on every path. */
   enabled: boolean;
+  /** The exclusion that switched it off for the whole site, if one did. */
+  switchedOff: { exclusionId: string; reason: string } | null;
+}
+
+/** A site's exclusion as the console lists it, with the rule's message when the running set has it. */
+export interface WafExclusionView extends WafExclusionRecord {
+  ruleMessage: string | null;
+}
+
+/** The request content types a site allows: its own list, or Rampart's default. */
+export interface ContentTypesView {
+  types: string[];
+  isDefault: boolean;
+  defaults: string[];
 }
 
 export interface CustomRuleView extends CustomRuleRecord {
@@ -99,6 +125,8 @@ interface SiteRuntime {
   waf: Waf | null;
   levels: LevelProfile | null;
   custom: CustomRuleMatcher | null;
+  /** The site's exclusions by path; null when it has none. */
+  exclusions: SiteExclusions | null;
   /** The access log's rule ids (LoadedRuleSet.named). */
   named: ReadonlySet<string>;
   /** The site's groups are on but no rule set is loaded: only its custom rules run. */
@@ -117,15 +145,22 @@ export interface OpenInspection {
 
 const closed = (outcome: WafOutcome): OpenInspection => ({ outcome, respond: () => null });
 
-/** The named rules of a match list and their categories, each once, in order. */
+/**
+ * The named rules of a match list and their categories, each once, in order; and per match of a
+ * named rule, `id variable` (`942100 ARGS:q`), which an exclusion proposed from the record names.
+ */
 function collect(
   matched: readonly MatchedRule[],
   named: ReadonlySet<string>,
   ruleIds: string[],
   categories: string[],
+  targets: string[],
 ): void {
   for (const m of matched) {
-    if (!named.has(m.id) || ruleIds.includes(m.id)) continue;
+    if (!named.has(m.id)) continue;
+    const target = `${m.id} ${m.variable}`;
+    if (!targets.includes(target)) targets.push(target);
+    if (ruleIds.includes(m.id)) continue;
     ruleIds.push(m.id);
     const category = categoryOf(m.tags) ?? (RECOMMENDED_IDS.has(m.id) ? 'protocol' : undefined);
     if (category && !categories.includes(category)) categories.push(category);
@@ -205,12 +240,125 @@ export class BasicRulesService {
 
   groupRules(siteId: string, groupId: string): GroupRuleView[] {
     const group = this.#group(groupId);
-    const setting = this.#site(siteId).groups[group.id] ?? DEFAULT_GROUP;
+    const record = this.#site(siteId);
+    const setting = record.groups[group.id] ?? DEFAULT_GROUP;
     const level = paranoiaOf(setting.level);
     const levels = this.#deps.ruleSets.current?.levels ?? [];
+    const off = new Map<number, WafExclusionRecord>();
+    for (const e of record.exclusions ?? []) if (e.target === '' && e.path === '') off.set(e.ruleId, e);
     return levels
       .filter((r) => r.group.id === group.id && r.scoring)
-      .map((r) => ({ id: Number(r.id), message: r.msg, level: r.level, enabled: setting.enabled && r.level <= level }));
+      .map((r) => {
+        const exclusion = off.get(Number(r.id));
+        return {
+          id: Number(r.id),
+          message: r.msg,
+          level: r.level,
+          enabled: setting.enabled && r.level <= level && exclusion === undefined,
+          switchedOff: exclusion ? { exclusionId: exclusion.id, reason: exclusion.reason } : null,
+        };
+      });
+  }
+
+  // ----- exclusions and content types (false positives) -----
+
+  exclusions(siteId: string): WafExclusionView[] {
+    const messages = this.#ruleMessages();
+    return (this.#site(siteId).exclusions ?? []).map((e) => ({ ...e, ruleMessage: messages.get(e.ruleId) ?? null }));
+  }
+
+  #ruleMessages(): Map<number, string> {
+    const out = new Map<number, string>();
+    for (const r of this.#deps.ruleSets.current?.levels ?? []) out.set(Number(r.id), r.msg);
+    return out;
+  }
+
+  /**
+   * Adds an exclusion (the same rule, target and path twice is refused). `by` is the account that
+   * made it; the site's runtime is rebuilt before this returns, so the next verdict applies it.
+   */
+  async createExclusion(siteId: string, input: WafExclusionInput, by: string): Promise<WafExclusionView> {
+    this.#site(siteId);
+    const exclusion: WafExclusionRecord = {
+      id: newId('ex', this.#deps.random),
+      ruleId: input.ruleId,
+      target: input.target,
+      path: input.path,
+      reason: input.reason,
+      createdBy: by,
+      createdAt: this.#deps.clock.now(),
+    };
+    await this.#deps.store.update((doc) => {
+      const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
+      const list = (record.exclusions ??= []);
+      if (list.length >= WAF_EXCLUSION_LIMITS.perSite)
+        throw fail('ruleId', `a site can have at most ${WAF_EXCLUSION_LIMITS.perSite} exclusions`);
+      const same = list.find(
+        (e) =>
+          e.ruleId === exclusion.ruleId &&
+          e.path === exclusion.path &&
+          e.target.toLowerCase() === exclusion.target.toLowerCase(),
+      );
+      if (same) {
+        throw new RampartError(
+          'NAME_TAKEN',
+          `ruleId: rule ${exclusion.ruleId} is already excluded here (exclusion ${same.id}: ${same.reason})`,
+          { field: 'ruleId', params: { id: same.id } },
+        );
+      }
+      list.push(exclusion);
+    });
+    this.#sync();
+    return { ...exclusion, ruleMessage: this.#ruleMessages().get(exclusion.ruleId) ?? null };
+  }
+
+  async deleteExclusion(siteId: string, exclusionId: string): Promise<void> {
+    this.#site(siteId);
+    await this.#deps.store.update((doc) => {
+      const list = doc.basicRules[siteId]?.exclusions ?? [];
+      const index = list.findIndex((e) => e.id === exclusionId);
+      if (index === -1)
+        throw new RampartError('NOT_FOUND', `No exclusion with ID ${exclusionId}`, { field: 'exclusionId' });
+      list.splice(index, 1);
+    });
+    this.#sync();
+  }
+
+  /**
+   * The narrowest exclusions that would have let a stored access record of the site through (see
+   * exclusions.ts proposeFor), without those the site already has.
+   */
+  proposeExclusions(siteId: string, record: Readonly<Record<string, unknown>>): ExclusionSpec[] {
+    const existing = this.#site(siteId).exclusions ?? [];
+    return proposeFor(record).filter(
+      (p) =>
+        !existing.some(
+          (e) => e.ruleId === p.ruleId && e.path === p.path && e.target.toLowerCase() === p.target.toLowerCase(),
+        ),
+    );
+  }
+
+  /** The site's exclusions as specs (for counting what they clear in stored records). */
+  exclusionSpecs(siteId: string): ExclusionSpec[] {
+    return (this.#site(siteId).exclusions ?? []).map(({ ruleId, target, path }) => ({ ruleId, target, path }));
+  }
+
+  contentTypes(siteId: string): ContentTypesView {
+    const own = this.#site(siteId).contentTypes ?? null;
+    return { types: own ?? [...DEFAULT_ALLOWED_CONTENT_TYPES], isDefault: own === null, defaults: [...DEFAULT_ALLOWED_CONTENT_TYPES] };
+  }
+
+  /** A site's own list of allowed request content types, or null for Rampart's default. */
+  async setContentTypes(siteId: string, input: ContentTypesInput): Promise<ContentTypesView> {
+    this.#site(siteId);
+    const types = input.types === null ? null : [...new Set(input.types)];
+    await this.#deps.store.update((doc) => {
+      const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
+      if (types === null) delete record.contentTypes;
+      else record.contentTypes = types;
+    });
+    this.#sync();
+    return this.contentTypes(siteId);
   }
 
   customRules(siteId: string): CustomRuleView[] {
@@ -266,7 +414,7 @@ export class BasicRulesService {
     this.#sync();
   }
 
-  /** A copied site gets the original's groups and custom rules (with new ids). */
+  /** A copied site gets the original's groups, custom rules and exclusions (with new ids) and content types. */
   async copySite(fromId: string, toId: string): Promise<void> {
     const from = this.#deps.store.data.basicRules[fromId];
     if (!from) return;
@@ -274,6 +422,10 @@ export class BasicRulesService {
       doc.basicRules[toId] = {
         groups: structuredClone(from.groups),
         customRules: from.customRules.map((r) => ({ ...structuredClone(r), id: newId('cr', this.#deps.random) })),
+        ...(from.exclusions
+          ? { exclusions: from.exclusions.map((e) => ({ ...structuredClone(e), id: newId('ex', this.#deps.random) })) }
+          : {}),
+        ...(from.contentTypes ? { contentTypes: [...from.contentTypes] } : {}),
       };
     });
     this.#sync();
@@ -367,7 +519,11 @@ export class BasicRulesService {
       const combination = key.slice(0, key.indexOf(' '));
       waf = shared.get(combination) ?? loaded.wafFor(crsGroups.filter((_, i) => settings[i]?.enabled === false));
       shared.set(combination, waf);
-      levels = waf.levels(Object.fromEntries(crsGroups.map((g, i) => [g, paranoiaOf(settings[i]?.level ?? 'loose')])));
+      levels = waf.levels(
+        Object.fromEntries(crsGroups.map((g, i) => [g, paranoiaOf(settings[i]?.level ?? 'loose')])),
+        // CRS 3.3 and 4 read the policy from TX; a setup file that sets it (rule 900220) still wins.
+        { allowed_request_content_type: contentTypePolicy(record?.contentTypes ?? DEFAULT_ALLOWED_CONTENT_TYPES) },
+      );
     }
     const rules = (record?.customRules ?? []).filter(
       (r) => r.enabled && (!plugin || r.conditions.every((c) => PLUGIN_LOCATIONS.has(c.location))),
@@ -378,6 +534,7 @@ export class BasicRulesService {
       waf,
       levels,
       custom: rules.length > 0 ? compileCustomRules(rules) : null,
+      exclusions: SiteExclusions.compile(record?.exclusions),
       named: loaded?.named ?? RECOMMENDED_IDS,
       ruleSetMissing: loaded === null && groupsOn,
     };
@@ -418,18 +575,20 @@ export class BasicRulesService {
     if (this.#deps.compatibilityLog) this.#marker(facts, headers);
     const ruleIds: string[] = [];
     const categories: string[] = [];
+    const targets: string[] = [];
     let blocked = false;
     let score = 0;
     let transaction: WafTransaction | null = null;
     const named = runtime.named;
     if (runtime.waf && runtime.levels) {
       const request = wafRequest(facts, srcIp, headers);
+      const options = { levels: runtime.levels, exclusions: runtime.exclusions?.forUri(facts.uri) };
       let outcome: WafEngineOutcome;
       if (keepOpen) {
-        transaction = runtime.waf.begin(request, { levels: runtime.levels });
+        transaction = runtime.waf.begin(request, options);
         outcome = transaction.request;
-      } else outcome = runtime.waf.inspect(request, { levels: runtime.levels });
-      collect(outcome.matched, named, ruleIds, categories);
+      } else outcome = runtime.waf.inspect(request, options);
+      collect(outcome.matched, named, ruleIds, categories, targets);
       blocked = outcome.interrupted;
       score = outcome.score;
     }
@@ -448,8 +607,8 @@ export class BasicRulesService {
           ? RULE_SET_MISSING
           : NO_WAF_MATCH
         : runtime.ruleSetMissing
-          ? { blocked, ruleIds, categories, score, ruleSet: 'missing' }
-          : { blocked, ruleIds, categories, score };
+          ? { blocked, ruleIds, categories, score, targets, ruleSet: 'missing' }
+          : { blocked, ruleIds, categories, score, targets };
     const open = transaction;
     if (open === null || blocked) return closed(outcome);
     return {
@@ -460,9 +619,16 @@ export class BasicRulesService {
         if (after.matched.length === before && !after.interrupted) return null;
         const added: string[] = [];
         const addedCategories: string[] = [];
-        collect(after.matched.slice(before), named, added, addedCategories);
+        const addedTargets: string[] = [];
+        collect(after.matched.slice(before), named, added, addedCategories, addedTargets);
         if (added.length === 0 && !after.interrupted) return null;
-        return { blocked: after.interrupted, ruleIds: added, categories: addedCategories, score: after.score };
+        return {
+          blocked: after.interrupted,
+          ruleIds: added,
+          categories: addedCategories,
+          score: after.score,
+          targets: addedTargets,
+        };
       },
     };
   }

@@ -24,4 +24,16 @@ export type {
   GroupRuleView,
   CustomRuleView,
   OpenInspection,
+  WafExclusionView,
+  ContentTypesView,
 } from './basic-rules-service.ts';
+export {
+  CRS_CONTENT_TYPES,
+  DEFAULT_ALLOWED_CONTENT_TYPES,
+  contentTypePolicy,
+  previewExclusion,
+  proposeFor,
+  clearedBy,
+  firedOn,
+} from './exclusions.ts';
+export type { ExclusionSpec, ExclusionPreview, Fired } from './exclusions.ts';

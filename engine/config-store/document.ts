@@ -267,10 +267,31 @@ export interface CustomRuleRecord {
   updatedAt: number;
 }
 
-/** A site's basic application rules: group switches and levels (absent groups: enabled, loose) and custom rules. */
+/**
+ * A Core Rule Set rule excluded on one site: the whole rule or one target of it (`ARGS:q`), on
+ * every path (`''`), one path, or a prefix (`/api/*`); an operator's answer to a false positive.
+ */
+export interface WafExclusionRecord {
+  id: string;
+  ruleId: number;
+  target: string;
+  path: string;
+  reason: string;
+  /** The account that made it. */
+  createdBy: string;
+  createdAt: number;
+}
+
+/**
+ * A site's basic application rules: group switches and levels (absent groups: enabled, loose),
+ * custom rules, exclusions (absent: none) and the request content types it allows (absent or
+ * null: Rampart's default list).
+ */
 export interface SiteBasicRulesRecord {
   groups: Record<string, RuleGroupSetting>;
   customRules: CustomRuleRecord[];
+  exclusions?: WafExclusionRecord[];
+  contentTypes?: string[] | null;
 }
 
 /** Where the Core Rule Set comes from: auto-detected, an operator's directory, or an uploaded archive. */

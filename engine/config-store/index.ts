@@ -57,6 +57,7 @@ export type {
   CustomRuleCondition,
   CustomRuleRecord,
   SiteBasicRulesRecord,
+  WafExclusionRecord,
   EventRecord,
   RuleRecord,
   GlobalIpListsRecord,

@@ -113,11 +113,14 @@ function mergeWaf(request: WafOutcome, response: WafOutcome): WafOutcome {
   for (const id of response.ruleIds) if (!ruleIds.includes(id)) ruleIds.push(id);
   const categories = [...request.categories];
   for (const c of response.categories) if (!categories.includes(c)) categories.push(c);
+  const targets = [...(request.targets ?? [])];
+  for (const t of response.targets ?? []) if (!targets.includes(t)) targets.push(t);
   return {
     blocked: request.blocked || response.blocked,
     ruleIds,
     categories,
     score: Math.max(request.score, response.score),
+    targets,
     ...(request.ruleSet ? { ruleSet: request.ruleSet } : {}),
   };
 }

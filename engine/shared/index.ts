@@ -12,8 +12,13 @@ export {
   groupSettingSchema,
   customRuleInputSchema,
   CUSTOM_RULE_LIMITS,
+  wafExclusionInputSchema,
+  contentTypesInputSchema,
+  exclusionTargetIssue,
+  EXCLUSION_COLLECTIONS,
+  WAF_EXCLUSION_LIMITS,
 } from './rule-shape.ts';
-export type { ProtectionLevelName, CustomRuleInput } from './rule-shape.ts';
+export type { ProtectionLevelName, CustomRuleInput, WafExclusionInput, ContentTypesInput } from './rule-shape.ts';
 export {
   filterSchema,
   filterSize,

@@ -60,3 +60,101 @@ export const customRuleInputSchema = z
   })
   .strict();
 export type CustomRuleInput = z.infer<typeof customRuleInputSchema>;
+
+export const WAF_EXCLUSION_LIMITS = { reason: 500, path: 1024, target: 300, perSite: 500, contentTypes: 100 } as const;
+
+/**
+ * The request collections an exclusion may take a target from, as the WAF names a match
+ * (`ARGS:q`, `REQUEST_HEADERS:Referer`, `REQUEST_COOKIES:session`); a bare name means the whole
+ * collection.
+ */
+export const EXCLUSION_COLLECTIONS = [
+  'ARGS',
+  'ARGS_GET',
+  'ARGS_POST',
+  'ARGS_NAMES',
+  'ARGS_GET_NAMES',
+  'ARGS_POST_NAMES',
+  'REQUEST_COOKIES',
+  'REQUEST_COOKIES_NAMES',
+  'REQUEST_HEADERS',
+  'REQUEST_HEADERS_NAMES',
+  'FILES',
+  'FILES_NAMES',
+  'XML',
+  'REQUEST_BODY',
+  'REQUEST_URI',
+  'REQUEST_URI_RAW',
+  'REQUEST_FILENAME',
+  'REQUEST_BASENAME',
+  'QUERY_STRING',
+] as const;
+const COLLECTION_SET: ReadonlySet<string> = new Set(EXCLUSION_COLLECTIONS);
+
+/** Why a target is not one an exclusion can take, or null. */
+export function exclusionTargetIssue(target: string): string | null {
+  if (target === '') return null;
+  const colon = target.indexOf(':');
+  const collection = (colon < 0 ? target : target.slice(0, colon)).toUpperCase();
+  if (!COLLECTION_SET.has(collection))
+    return `must be a request collection (${EXCLUSION_COLLECTIONS.slice(0, 4).join(', ')}, ...), optionally with :name`;
+  if (colon >= 0 && colon === target.length - 1) return 'has a colon but no name after it';
+  return null;
+}
+
+/**
+ * A per-site exclusion of a Core Rule Set rule: the whole rule, or only one target of it, on every
+ * path or one (`/login`; `/api/*` for a prefix). An operator's answer to a false positive, with the
+ * reason kept.
+ */
+export const wafExclusionInputSchema = z
+  .object({
+    ruleId: z.number().int('must be a whole number').min(1, 'must be a rule id').max(99_999_999, 'must be a rule id'),
+    target: z
+      .string()
+      .trim()
+      .max(WAF_EXCLUSION_LIMITS.target, `must be at most ${WAF_EXCLUSION_LIMITS.target} characters`)
+      .superRefine(visibleText())
+      .superRefine((value, ctx) => {
+        const issue = exclusionTargetIssue(value);
+        if (issue) ctx.addIssue({ code: 'custom', message: issue });
+      })
+      .default(''),
+    path: z
+      .string()
+      .trim()
+      .max(WAF_EXCLUSION_LIMITS.path, `must be at most ${WAF_EXCLUSION_LIMITS.path} characters`)
+      .superRefine(visibleText())
+      .refine((p) => p === '' || p.startsWith('/'), 'must start with / (or be empty for every path)')
+      .refine((p) => !p.slice(0, -1).includes('*'), 'may hold * only at its end (a prefix)')
+      .default(''),
+    reason: z
+      .string()
+      .trim()
+      .min(1, 'is required: say why the rule is wrong here')
+      .max(WAF_EXCLUSION_LIMITS.reason, `must be at most ${WAF_EXCLUSION_LIMITS.reason} characters`)
+      .superRefine(visibleText()),
+  })
+  .strict();
+export type WafExclusionInput = z.infer<typeof wafExclusionInputSchema>;
+
+/** A media type as Content-Type names it before any parameter: `application/json`. */
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+
+/** A site's allowed request content types (CRS rule 920420's policy); null: Rampart's default list. */
+export const contentTypesInputSchema = z
+  .object({
+    types: z
+      .array(
+        z
+          .string()
+          .trim()
+          .toLowerCase()
+          .regex(MEDIA_TYPE, 'must be a media type such as application/json (no parameters)'),
+      )
+      .min(1, 'needs at least one type (send null for the default list)')
+      .max(WAF_EXCLUSION_LIMITS.contentTypes, `at most ${WAF_EXCLUSION_LIMITS.contentTypes}`)
+      .nullable(),
+  })
+  .strict();
+export type ContentTypesInput = z.infer<typeof contentTypesInputSchema>;

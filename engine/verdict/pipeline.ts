@@ -30,6 +30,8 @@ export interface WafOutcome {
   ruleIds: string[];
   categories: string[];
   score: number;
+  /** Per match of a named rule, `id variable` (`942100 ARGS:q`): the access log's waf_triggered_targets. */
+  targets?: string[];
   /** `missing`: the site's rule groups are on but no Core Rule Set is loaded, so none of them ran. */
   ruleSet?: 'missing';
 }

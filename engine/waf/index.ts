@@ -16,11 +16,19 @@ import type {
 } from './types.ts';
 import { OPERATORS } from '#engine/waf/operators';
 import { TRANSFORMATIONS } from '#engine/waf/transformations';
-import { compileRuleSet, GROUPS, Transaction, type GroupId, type GroupSetting } from '#engine/waf/engine';
+import {
+  compileRuleSet,
+  GROUPS,
+  literalTarget,
+  Transaction,
+  type GroupId,
+  type GroupSetting,
+  type RequestExclusions,
+} from '#engine/waf/engine';
 
 export type { WafOutcome, WafRequest, WafResponse, MatchedRule, Directive, ParseProblem } from './types.ts';
 export { PARSE_PROBLEM_CODES, type ParseProblemCode, type ProblemParams } from './problems.ts';
-export { GROUPS, type GroupId, type GroupSetting } from '#engine/waf/engine';
+export { GROUPS, type GroupId, type GroupSetting, type RequestExclusions } from '#engine/waf/engine';
 export {
   compileCustomRules,
   patternIssue,
@@ -85,10 +93,15 @@ export interface RuleSetInput {
   dataFiles: ReadonlyMap<string, string[]>;
 }
 
-/** Per-group paranoia levels prepared once (see `Waf.levels`) and passed to each inspection. */
+/**
+ * Per-group paranoia levels prepared once (see `Waf.levels`) and passed to each inspection, with
+ * the TX entries a site sets before phase 1 (its allowed content types, say).
+ */
 export interface LevelProfile {
   readonly levels: readonly number[];
   readonly paranoiaLevel: number;
+  readonly tx: readonly (readonly [string, string])[];
+  readonly txKey: string;
 }
 
 export interface InspectOptions {
@@ -96,6 +109,22 @@ export interface InspectOptions {
   response?: WafResponse;
   /** Group levels for this request instead of those the WAF was created with (enable switches stay). */
   levels?: LevelProfile;
+  /** Rules and targets removed for this request (a site's exclusions that apply to its path). */
+  exclusions?: RequestExclusions | undefined;
+}
+
+/**
+ * Exclusions for `InspectOptions.exclusions`: whole rules (`ruleIds`) and rules' targets, each
+ * target as the WAF names a match (`ARGS:q`, `REQUEST_HEADERS:Referer`; a key is a literal name).
+ */
+export function requestExclusions(
+  ruleIds: readonly number[],
+  targets: readonly { ruleId: number; variable: string }[],
+): RequestExclusions {
+  return {
+    ruleIds: ruleIds.map((id) => [id, id]),
+    targets: targets.map((t) => ({ ruleIds: [[t.ruleId, t.ruleId]], target: literalTarget(t.variable) })),
+  };
 }
 
 /** A transaction kept open between the request and its response (reverse proxy). */
@@ -110,9 +139,9 @@ export interface Waf {
   /** Phases 1 and 2 (and 3, 4 with options.response), then phase 5. */
   inspect(request: WafRequest, options?: InspectOptions): WafOutcome;
   /** Phases 1 and 2, keeping the transaction open for the response. */
-  begin(request: WafRequest, options?: Pick<InspectOptions, 'levels'>): WafTransaction;
-  /** A level profile for `inspect`: per group 1..4 (absent: 1). */
-  levels(groups: Partial<Record<GroupId, number>>): LevelProfile;
+  begin(request: WafRequest, options?: Pick<InspectOptions, 'levels' | 'exclusions'>): WafTransaction;
+  /** A level profile for `inspect`: per group 1..4 (absent: 1), and TX entries set before phase 1. */
+  levels(groups: Partial<Record<GroupId, number>>, tx?: Readonly<Record<string, string>>): LevelProfile;
   inspectResponse(transaction: WafTransaction, response: WafResponse): WafOutcome;
   /** Rules that could not be compiled (left out), with file and line. */
   readonly problems: readonly ParseProblem[];
@@ -127,10 +156,22 @@ function uniqueId(): string {
   return `${uniquePrefix}${uniqueCounter.toString(16).padStart(8, '0')}`;
 }
 
-function levelProfile(groups: Partial<Record<GroupId, number>>, disabled: ReadonlySet<number>): LevelProfile {
+function levelProfile(
+  groups: Partial<Record<GroupId, number>>,
+  disabled: ReadonlySet<number>,
+  presets: Readonly<Record<string, string>> = {},
+): LevelProfile {
   const levels = GROUPS.map((g) => Math.min(4, Math.max(1, Math.trunc(groups[g] ?? 1))));
   const enabledLevels = levels.filter((_, i) => !disabled.has(i));
-  return { levels, paranoiaLevel: enabledLevels.length > 0 ? Math.max(...enabledLevels) : 1 };
+  const tx = Object.entries(presets)
+    .map(([key, value]) => [key.toLowerCase(), value] as const)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return {
+    levels,
+    paranoiaLevel: enabledLevels.length > 0 ? Math.max(...enabledLevels) : 1,
+    tx,
+    txKey: tx.length === 0 ? '' : JSON.stringify(tx),
+  };
 }
 
 export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Waf {
@@ -155,18 +196,27 @@ export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Wa
     compiled.config.requestBodyLimitAction = settings.requestBodyLimitAction;
   if (settings.ruleEngine !== undefined) compiled.config.ruleEngine = settings.ruleEngine;
 
-  const open = (request: WafRequest, profile: LevelProfile = initial): Transaction =>
-    new Transaction(compiled, request, {
+  const open = (
+    request: WafRequest,
+    profile: LevelProfile = initial,
+    exclusions: RequestExclusions | undefined = undefined,
+  ): Transaction => {
+    const t = new Transaction(compiled, request, {
       groupLevels: profile.levels,
       paranoiaLevel: profile.paranoiaLevel,
       jsonXmlByContentType: settings.jsonXmlByContentType ?? true,
       logSink: settings.compatibilityLog,
       uniqueId: uniqueId(),
       now: new Date(),
+      tx: profile.tx,
+      txKey: profile.txKey,
     });
+    if (exclusions) t.exclude(exclusions);
+    return t;
+  };
 
-  const begin = (request: WafRequest, options?: Pick<InspectOptions, 'levels'>): WafTransaction => {
-    const t = open(request, options?.levels);
+  const begin = (request: WafRequest, options?: Pick<InspectOptions, 'levels' | 'exclusions'>): WafTransaction => {
+    const t = open(request, options?.levels, options?.exclusions);
     const first = t.processRequest();
     return {
       request: first,
@@ -180,13 +230,13 @@ export function createWaf(ruleSet: RuleSetInput, settings: WafSettings = {}): Wa
 
   return {
     inspect(request, options) {
-      const t = open(request, options?.levels);
+      const t = open(request, options?.levels, options?.exclusions);
       t.processRequest();
       if (options?.response) t.processResponse(options.response);
       return t.processLogging();
     },
     begin,
-    levels: (groups) => levelProfile(groups, disabled),
+    levels: (groups, tx) => levelProfile(groups, disabled, tx),
     inspectResponse: (transaction, response) => transaction.inspectResponse(response),
     problems,
     ruleCount,

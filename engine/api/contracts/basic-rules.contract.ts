@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { customRuleInputSchema, groupSettingSchema, protectionLevelSchema } from '#engine/shared';
+import {
+  contentTypesInputSchema,
+  customRuleInputSchema,
+  groupSettingSchema,
+  protectionLevelSchema,
+  timeRangeSchema,
+  wafExclusionInputSchema,
+} from '#engine/shared';
 import { defineContract } from './contract.ts';
 import { idParams, LIMITS } from './common.schema.ts';
 
@@ -11,7 +18,7 @@ export const MAX_RULE_SET_ARCHIVE_BYTES = 20 * 1024 * 1024;
 const MAX_ARCHIVE_BASE64 = Math.ceil(MAX_RULE_SET_ARCHIVE_BYTES / 3) * 4;
 
 /** The basic rules' input shapes (engine/shared/rule-shape.ts), also the console forms' schemas. */
-export { customRuleInputSchema, groupSettingSchema };
+export { customRuleInputSchema, groupSettingSchema, wafExclusionInputSchema, contentTypesInputSchema };
 
 export const RULE_SET_DOWNLOAD_FAILURES = [
   'unreachable',
@@ -91,7 +98,11 @@ export const basicRuleView = z.object({
   id: z.number(),
   message: z.string(),
   level: z.number(),
-  enabled: z.boolean(),
+  enabled: z.boolean().describe("the group's level enables it and no exclusion switched it off on every path"),
+  switchedOff: z
+    .object({ exclusionId: z.string(), reason: z.string() })
+    .nullable()
+    .describe('the exclusion that switched the rule off for the whole site'),
 });
 export type BasicRuleView = z.infer<typeof basicRuleView>;
 
@@ -269,4 +280,137 @@ export const deleteCustomRule = defineContract({
   module: 'basic',
   params: ruleParams,
   status: 204,
+});
+
+export const wafExclusionView = z.object({
+  id: z.string(),
+  ruleId: z.number(),
+  target: z.string().describe("'' for the whole rule; else a request collection, optionally :name (ARGS:q)"),
+  path: z.string().describe("'' for every path; /a exactly; /api/* a prefix"),
+  reason: z.string(),
+  createdBy: z.string().describe('the account (e-mail) that made it'),
+  createdAt: z.number(),
+  ruleMessage: z.string().nullable().describe("the rule's message in the running rule set (null: not in it)"),
+});
+export type WafExclusionView = z.infer<typeof wafExclusionView>;
+
+const exclusionSpec = z.object({ ruleId: z.number(), target: z.string(), path: z.string() });
+
+export const exclusionPreview = z.object({
+  examined: z.number().describe('stored records of the site on which the rule fired, in the range'),
+  matched: z.number().describe('of those, records where the exclusion covers a match of the rule'),
+  cleared: z.number().describe('records on which every rule that fired is then excluded (they would have passed)'),
+  clearedBlocked: z.number().describe('of the cleared records, those that were blocked'),
+  partial: z.boolean().describe('the count stopped early (time or record limit): there may be more'),
+  range: z.object({ from: z.number(), to: z.number() }),
+});
+export type ExclusionPreviewView = z.infer<typeof exclusionPreview>;
+
+export const contentTypesView = z.object({
+  types: z.array(z.string()),
+  isDefault: z.boolean().describe("the site uses Rampart's default list"),
+  defaults: z.array(z.string()).describe("Rampart's default list"),
+});
+export type ContentTypesView = z.infer<typeof contentTypesView>;
+
+const exclusionParams = z
+  .object({ id: z.string().min(1).max(LIMITS.id), exclusionId: z.string().min(1).max(LIMITS.id) })
+  .strict();
+
+export const listWafExclusions = defineContract({
+  method: 'GET',
+  path: '/sites/:id/waf-exclusions',
+  operationId: 'listWafExclusions',
+  summary: "A site's exclusions of Core Rule Set rules (whole rules or targets, per path), with their reasons",
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  response: z.object({ items: z.array(wafExclusionView) }),
+});
+
+export const createWafExclusion = defineContract({
+  method: 'POST',
+  path: '/sites/:id/waf-exclusions',
+  operationId: 'createWafExclusion',
+  summary:
+    'Exclude a Core Rule Set rule on a site: the whole rule or one target, on every path, one path or a prefix; the reason is kept',
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  body: wafExclusionInputSchema,
+  status: 201,
+  response: wafExclusionView,
+});
+
+export const deleteWafExclusion = defineContract({
+  method: 'DELETE',
+  path: '/sites/:id/waf-exclusions/:exclusionId',
+  operationId: 'deleteWafExclusion',
+  summary: 'Remove an exclusion: the rule applies again from the next request',
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: exclusionParams,
+  status: 204,
+});
+
+export const proposeWafExclusions = defineContract({
+  method: 'POST',
+  path: '/sites/:id/waf-exclusions/proposals',
+  operationId: 'proposeWafExclusions',
+  summary:
+    'From a stored access record of the site: the narrowest exclusions (rule, parameter, path) that would have let it through',
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  body: z.object({ recordId: z.string().min(1, 'is required').max(512) }).strict(),
+  response: z.object({ items: z.array(exclusionSpec), request: z.string() }),
+});
+
+export const previewWafExclusion = defineContract({
+  method: 'POST',
+  path: '/sites/:id/waf-exclusions/preview',
+  operationId: 'previewWafExclusion',
+  summary: "How many of the site's stored access records an exclusion would have let through (default: the last 7 days)",
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  body: z
+    .object({
+      ruleId: wafExclusionInputSchema.shape.ruleId,
+      target: wafExclusionInputSchema.shape.target,
+      path: wafExclusionInputSchema.shape.path,
+      range: timeRangeSchema.default({ last: '7d' }),
+    })
+    .strict(),
+  response: exclusionPreview,
+});
+
+export const getContentTypes = defineContract({
+  method: 'GET',
+  path: '/sites/:id/basic-rules/content-types',
+  operationId: 'getContentTypes',
+  summary: "The request content types a site allows (CRS rule 920420's policy) and Rampart's default list",
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  response: contentTypesView,
+});
+
+export const setContentTypes = defineContract({
+  method: 'PUT',
+  path: '/sites/:id/basic-rules/content-types',
+  operationId: 'setContentTypes',
+  summary: "Set the site's own list of allowed request content types (null: Rampart's default list)",
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  body: contentTypesInputSchema,
+  response: contentTypesView,
 });

@@ -1,18 +1,30 @@
+import { previewExclusion } from '#engine/basic-rules';
+import { RampartError } from '#engine/shared';
 import { bindRoute, type AnyRoute } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
   createCustomRule,
+  createWafExclusion,
   deleteCustomRule,
+  deleteWafExclusion,
   downloadRuleSet,
   getBasicRules,
+  getContentTypes,
   getRuleSet,
   listBasicRuleGroupRules,
   listCustomRules,
+  listWafExclusions,
+  previewWafExclusion,
+  proposeWafExclusions,
+  setContentTypes,
   setRuleSetDir,
   updateBasicRuleGroup,
   updateCustomRule,
   uploadRuleSet,
 } from '../schemas.ts';
+
+/** How long, and over how many records, an exclusion's preview counts before it says it is partial. */
+const PREVIEW_BUDGET = { ms: 15_000, records: 500_000 };
 
 export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
   const { basicRules, ruleSets } = deps;
@@ -29,5 +41,41 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
     bindRoute(createCustomRule, ({ params, body }) => basicRules.createCustomRule(params.id, body)),
     bindRoute(updateCustomRule, ({ params, body }) => basicRules.updateCustomRule(params.id, params.ruleId, body)),
     bindRoute(deleteCustomRule, ({ params }) => basicRules.deleteCustomRule(params.id, params.ruleId)),
+    bindRoute(listWafExclusions, ({ params }) => ({ items: basicRules.exclusions(params.id) })),
+    bindRoute(createWafExclusion, ({ params, body, caller }) =>
+      basicRules.createExclusion(params.id, body, caller?.account.email ?? ''),
+    ),
+    bindRoute(deleteWafExclusion, ({ params }) => basicRules.deleteExclusion(params.id, params.exclusionId)),
+    bindRoute(proposeWafExclusions, async ({ params, body }) => {
+      const { log, record } = await deps.search.record(body.recordId, 0);
+      if (log !== `access:${params.id}`) {
+        throw new RampartError('VALIDATION_FAILED', `recordId: the record is not an access record of site ${params.id}`, {
+          field: 'recordId',
+        });
+      }
+      return {
+        items: basicRules.proposeExclusions(params.id, record),
+        request: typeof record.request === 'string' ? record.request : '',
+      };
+    }),
+    bindRoute(previewWafExclusion, async ({ params, body }) => {
+      const existing = basicRules.exclusionSpecs(params.id);
+      const started = performance.now();
+      let read = 0;
+      const q = { log: `access:${params.id}`, range: body.range, query: `waf_triggered_rules:${body.ruleId}` };
+      const { from, to } = await deps.search.resolve(q);
+      const rows = deps.search.each({ ...q, max: PREVIEW_BUDGET.records, budget: PREVIEW_BUDGET });
+      const counted = (async function* () {
+        for await (const row of rows) {
+          read++;
+          yield row;
+        }
+      })();
+      const preview = await previewExclusion(body, existing, counted);
+      const partial = read >= PREVIEW_BUDGET.records || performance.now() - started >= PREVIEW_BUDGET.ms;
+      return { ...preview, partial, range: { from, to } };
+    }),
+    bindRoute(getContentTypes, ({ params }) => basicRules.contentTypes(params.id)),
+    bindRoute(setContentTypes, ({ params, body }) => basicRules.setContentTypes(params.id, body)),
   ];
 }

@@ -8,7 +8,8 @@ import type { Directive, ParseProblem, SourcePosition } from '../types.ts';
 import { compileMacro } from './macro.ts';
 import { CompileError } from './compile-error.ts';
 import { parseTarget } from './selector.ts';
-import type { CompiledMarker, CompiledRule, CtlAction } from './rule.ts';
+import { lowerKey, variableName } from './variable-name.ts';
+import type { CompiledMarker, CompiledRule, CompiledVariable, CtlAction } from './rule.ts';
 
 /** The compile-time exclusions a rule set's configuration directives gathered. */
 export interface Exclusions {
@@ -25,6 +26,30 @@ export interface TargetUpdate {
   text: string;
   targets: string[];
   at: SourcePosition;
+}
+
+/**
+ * What an operator excluded for one request, applied as ModSecurity applies ctl:ruleRemoveById and
+ * ctl:ruleRemoveTargetById at the start of the transaction: whole rules, and targets of rules.
+ */
+export interface RequestExclusions {
+  readonly ruleIds: readonly [number, number][];
+  readonly targets: readonly { readonly ruleIds: readonly [number, number][]; readonly target: CompiledVariable }[];
+}
+
+/**
+ * A target as the WAF names a match (`ARGS:q`, `REQUEST_HEADERS:Referer`, `REQUEST_COOKIES`), its
+ * key always a literal: parameter names are request data, so `/x/` is a name, not a regex.
+ */
+export function literalTarget(variable: string): CompiledVariable {
+  const colon = variable.indexOf(':');
+  const name = variableName(colon < 0 ? variable : variable.slice(0, colon));
+  const key = colon < 0 ? '' : variable.slice(colon + 1);
+  return {
+    name,
+    key: key === '' ? undefined : { kind: 'literal', value: key, lower: lowerKey(key) },
+    count: false,
+  };
 }
 
 export function noExclusions(): Exclusions {

@@ -5,6 +5,7 @@
  */
 export { compileRuleSet, DEFAULT_CONFIG, type CompileInput, type CompileResult } from './compile.ts';
 export { Transaction, type TransactionOptions } from './transaction.ts';
+export { literalTarget, type RequestExclusions } from './exclusions.ts';
 export { GROUPS, RULE_GROUPS, groupOfFile, type GroupId, type GroupSetting, type RuleGroup } from './groups.ts';
 export type { CompiledRuleSet, EngineConfig } from './rule.ts';
 export { parseUrlencoded } from './body/urlencoded.ts';

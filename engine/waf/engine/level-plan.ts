@@ -24,14 +24,20 @@ export function newLevelPlanCache(): LevelPlanCache {
   return { byArray: new WeakMap(), byKey: new Map() };
 }
 
-export function levelPlanFor(rs: CompiledRuleSet, levels: readonly number[], paranoiaLevel: number): LevelPlan {
+/** `txKey` names the TX entries set before phase 1 (TransactionOptions.tx): the snapshot holds them. */
+export function levelPlanFor(
+  rs: CompiledRuleSet,
+  levels: readonly number[],
+  paranoiaLevel: number,
+  txKey: string,
+): LevelPlan {
   const cache = rs.levelPlans;
   const known = cache.byArray.get(levels);
-  if (known !== undefined && known.paranoiaLevel === paranoiaLevel) return known;
-  const key = `${paranoiaLevel}:${levels.join(',')}`;
+  if (known !== undefined && known.paranoiaLevel === paranoiaLevel && known.txKey === txKey) return known;
+  const key = `${paranoiaLevel}:${levels.join(',')}:${txKey}`;
   let plan = cache.byKey.get(key);
   if (plan === undefined) {
-    plan = buildLevelPlan(rs.phases, levels, paranoiaLevel);
+    plan = buildLevelPlan(rs.phases, levels, paranoiaLevel, txKey);
     if (cache.byKey.size >= MAX_KEYED_PLANS) cache.byKey.clear();
     cache.byKey.set(key, plan);
   }
@@ -39,7 +45,12 @@ export function levelPlanFor(rs: CompiledRuleSet, levels: readonly number[], par
   return plan;
 }
 
-function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number[], paranoiaLevel: number): LevelPlan {
+function buildLevelPlan(
+  phases: readonly PhaseEntry[][],
+  levels: readonly number[],
+  paranoiaLevel: number,
+  txKey: string,
+): LevelPlan {
   const state: MatchState = { capture: false, captures: [] };
   const fates: Int8Array[] = [];
   const guardValues: string[][] = [];
@@ -75,6 +86,7 @@ function buildLevelPlan(phases: readonly PhaseEntry[][], levels: readonly number
   }
   return {
     paranoiaLevel,
+    txKey,
     fates,
     guardValues,
     guardNames,

@@ -244,6 +244,8 @@ export interface TxSnapshot {
 
 export interface LevelPlan {
   readonly paranoiaLevel: number;
+  /** The TX entries set before phase 1 it was made for (TransactionOptions.txKey). */
+  readonly txKey: string;
   /**
    * Per phase (index 1..5), per entry (see level-plan.ts): EVALUATE; NEVER (a guard that cannot
    * match at these levels); ALWAYS (a guard that matches, with no effect but MATCHED_VAR and its

@@ -5,7 +5,7 @@
  * every link to match and logs with the last link's MATCHED_VAR; skipAfter jumps within the phase.
  */
 import type { MatchedRule, OperatorFn, WafOutcome, WafRequest, WafResponse } from '../types.ts';
-import { inRanges, tagMatches } from './exclusions.ts';
+import { inRanges, tagMatches, type RequestExclusions } from './exclusions.ts';
 import type {
   CompiledOperator,
   CompiledRule,
@@ -47,11 +47,21 @@ export class Transaction extends TransactionSnapshots {
     this.setTx('paranoia_level', level);
     this.setTx('blocking_paranoia_level', level);
     this.setTx('detection_paranoia_level', level);
+    if (opts.tx) for (const [key, value] of opts.tx) this.setTx(key, value);
     this.bodyProcessor = this.processorFor((this.header('content-type') ?? '').toLowerCase());
   }
 
   protected newTransaction(req: WafRequest, opts: TransactionOptions): Transaction {
     return new Transaction(this.rs, req, opts);
+  }
+
+  /** An operator's exclusions for this request, as ctl:ruleRemoveById / ruleRemoveTargetById before phase 1. */
+  exclude(exclusions: RequestExclusions): void {
+    if (exclusions.ruleIds.length > 0) {
+      this.removedRanges.push(...exclusions.ruleIds);
+      this.removals++;
+    }
+    for (const t of exclusions.targets) this.removedTargets.push({ byId: [...t.ruleIds], target: t.target });
   }
 
   // -------------------------------------------------------------------------------------------

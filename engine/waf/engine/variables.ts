@@ -38,6 +38,12 @@ export interface TransactionOptions {
   logSink: ((line: string) => void) | undefined;
   uniqueId: string;
   now: Date;
+  /**
+   * TX entries set before phase 1, as a setup file's SecAction would (the rule set's own setup
+   * still overrides them); `txKey` names the set, since the TX snapshot is taken with them.
+   */
+  tx?: readonly (readonly [string, string])[] | undefined;
+  txKey?: string | undefined;
 }
 
 export interface RemovedTarget {
@@ -212,7 +218,7 @@ export abstract class TransactionVariables {
     this.rs = rs;
     this.req = req;
     this.opts = opts;
-    this.levelPlan = levelPlanFor(rs, opts.groupLevels, opts.paranoiaLevel);
+    this.levelPlan = levelPlanFor(rs, opts.groupLevels, opts.paranoiaLevel, opts.txKey ?? '');
     this.ruleEngine = rs.config.ruleEngine;
     this.bodyAccess = rs.config.requestBodyAccess;
     this.bodyLimit = rs.config.requestBodyLimit;

@@ -250,6 +250,23 @@ describe('the audit trail', () => {
       params: { id: siteId, ruleId },
       resourceId: ruleId,
     });
+    const exclusion = await call<{ id: string }>(admin, 'createWafExclusion', 'POST', '/sites/:id/waf-exclusions', {
+      params: { id: siteId },
+      body: { ruleId: 942100, target: 'ARGS:q', path: '/search', reason: 'Search box takes SQL examples' },
+    });
+    expect(exclusion.status).toBe(201);
+    await call(admin, 'deleteWafExclusion', 'DELETE', '/sites/:id/waf-exclusions/:exclusionId', {
+      params: { id: siteId, exclusionId: exclusion.body.id },
+      resourceId: exclusion.body.id,
+    });
+    expect(
+      (
+        await call(admin, 'setContentTypes', 'PUT', '/sites/:id/basic-rules/content-types', {
+          params: { id: siteId },
+          body: { types: ['application/json', 'text/plain'] },
+        })
+      ).status,
+    ).toBe(200);
     await call(admin, 'setRuleSetDir', 'PUT', '/rule-set', { body: { dir: '/nonexistent/crs' } });
     await call(admin, 'uploadRuleSet', 'POST', '/rule-set/upload', { body: {} });
     await call(admin, 'downloadRuleSet', 'POST', '/rule-set/download', { body: { version: 'latest' } });

@@ -18,10 +18,18 @@ const clock = new ManualClock(Date.UTC(2026, 10, 24));
 let dir: string;
 let store: ConfigStore;
 
-/** 911 lies outside the 12 groups; 942 is group 008, 941 group 009. */
+/**
+ * 911 lies outside the 12 groups; 942 is group 008, 941 group 009, 920 group 011. 901162 and
+ * 920420 are CRS's content-type policy as CRS writes it.
+ */
 const RULES: Record<string, string> = {
   'crs-setup.conf.example': 'SecAction "id:900990,phase:1,pass,nolog,setvar:tx.crs_setup_version=334"\n',
-  'rules/REQUEST-901-INITIALIZATION.conf': 'SecAction "id:901100,phase:1,pass,nolog,setvar:tx.anomaly_score=0"\n',
+  'rules/REQUEST-901-INITIALIZATION.conf':
+    'SecAction "id:901100,phase:1,pass,nolog,setvar:tx.anomaly_score=0"\n' +
+    "SecRule &TX:allowed_request_content_type \"@eq 0\" \"id:901162,phase:1,pass,nolog,setvar:'tx.allowed_request_content_type=|application/x-www-form-urlencoded| |application/json|'\"\n",
+  'rules/REQUEST-920-PROTOCOL-ENFORCEMENT.conf':
+    "SecRule REQUEST_HEADERS:Content-Type \"@rx ^[^;\\s]+\" \"id:920420,phase:1,block,capture,t:none,msg:'Request content type is not allowed by policy',tag:'attack-protocol',setvar:'tx.content_type=|%{tx.0}|',chain\"\n" +
+    "  SecRule TX:content_type \"!@within %{tx.allowed_request_content_type}\" \"t:lowercase,setvar:'tx.anomaly_score=+5'\"\n",
   'rules/REQUEST-911-METHOD-ENFORCEMENT.conf':
     "SecRule REQUEST_METHOD \"!@within GET POST HEAD\" \"id:911100,phase:1,block,msg:'Method is not allowed by policy',tag:'attack-generic',setvar:'tx.anomaly_score=+5'\"\n",
   'rules/REQUEST-941-APPLICATION-ATTACK-XSS.conf':
@@ -231,5 +239,146 @@ describe('WAFs are compiled off the verdict path', () => {
     const site = await addSite('site_new');
     expect(service.inspect(request({ uri: '/?q=union%20select' }), site, '203.0.113.9').ruleIds).toEqual(['942100']);
     expect(manager.current?.compilations).toBe(compiled);
+  });
+});
+
+describe('allowed request content types (rule 920420)', () => {
+  const post = (contentType: string): RequestFacts =>
+    request({ method: 'POST', uri: '/beacon', headers: { host: 'shop.example.com', 'content-type': contentType } });
+
+  it("Rampart's default list lets beacons, CSP reports and gRPC-web through and still refuses an unknown type", async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    for (const type of ['text/plain;charset=UTF-8', 'application/csp-report', 'application/grpc-web+proto']) {
+      expect(service.inspect(post(type), site, '203.0.113.9'), type).toMatchObject({ blocked: false, ruleIds: [] });
+    }
+    expect(service.inspect(post('application/x-unheard-of'), site, '203.0.113.9')).toMatchObject({
+      blocked: true,
+      ruleIds: ['920420'],
+    });
+    expect(service.contentTypes(site.id)).toMatchObject({ isDefault: true });
+  });
+
+  it("a site's own list replaces the default, and null brings the default back", async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    const other = await addSite('site_b');
+    await service.setContentTypes(site.id, { types: ['application/x-unheard-of'] });
+    expect(service.inspect(post('application/x-unheard-of'), site, '203.0.113.9').blocked).toBe(false);
+    expect(service.inspect(post('text/plain'), site, '203.0.113.9').ruleIds).toEqual(['920420']);
+    // The other site, on the same compiled rule set, keeps the default.
+    expect(service.inspect(post('text/plain'), other, '203.0.113.9').blocked).toBe(false);
+    expect(service.inspect(post('application/x-unheard-of'), other, '203.0.113.9').blocked).toBe(true);
+    await service.setContentTypes(site.id, { types: null });
+    expect(service.inspect(post('text/plain'), site, '203.0.113.9').blocked).toBe(false);
+  });
+
+  it("a setup file that sets the policy (CRS rule 900220) still wins over Rampart's default", async () => {
+    const root = writeRuleSet('crs-own-setup', {
+      'crs-setup.conf.example':
+        "SecAction \"id:900220,phase:1,pass,nolog,setvar:'tx.allowed_request_content_type=|application/json|'\"\n",
+    });
+    const manager = new RuleSetManager({
+      store,
+      dataDir: dir,
+      clock,
+      logger: silentLogger,
+      waf: {},
+      detect: () => ({ dir: root, options: {} }),
+    });
+    await manager.start();
+    const service = new BasicRulesService({ store, clock, random: cryptoRandom, ruleSets: manager });
+    const site = await addSite('site_a');
+    expect(service.inspect(post('text/plain'), site, '203.0.113.9').ruleIds).toEqual(['920420']);
+    expect(service.inspect(post('application/json'), site, '203.0.113.9').blocked).toBe(false);
+  });
+});
+
+describe('exclusions', () => {
+  const sqli = (uri: string): RequestFacts => request({ uri });
+  const ip = '203.0.113.9';
+  const by = 'admin@example.com';
+
+  it('says which variable each rule fired on', async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    expect(service.inspect(sqli('/search?q=union%20select'), site, ip).targets).toEqual(['942100 ARGS:q']);
+  });
+
+  it("removes one rule's target on one path, and nothing else", async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    const made = await service.createExclusion(
+      site.id,
+      { ruleId: 942100, target: 'ARGS:q', path: '/search', reason: 'SQL tutorials are searched for' },
+      by,
+    );
+    expect(made).toMatchObject({ ruleId: 942100, createdBy: by, ruleMessage: 'SQLi' });
+    expect(service.inspect(sqli('/search?q=union%20select'), site, ip)).toMatchObject({ blocked: false, ruleIds: [] });
+    // Another parameter, another path, another rule on the same parameter: still caught.
+    expect(service.inspect(sqli('/search?text=union%20select'), site, ip).ruleIds).toEqual(['942100']);
+    expect(service.inspect(sqli('/other?q=union%20select'), site, ip).ruleIds).toEqual(['942100']);
+    expect(service.inspect(sqli('/search?q=%3Cscript%3E'), site, ip).ruleIds).toEqual(['941100']);
+    await service.deleteExclusion(site.id, made.id);
+    expect(service.inspect(sqli('/search?q=union%20select'), site, ip).ruleIds).toEqual(['942100']);
+  });
+
+  it('a path ending in * is a prefix; an empty path is every path', async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    await service.createExclusion(site.id, { ruleId: 942100, target: 'ARGS', path: '/api/*', reason: 'API' }, by);
+    expect(service.inspect(sqli('/api/v2/items?filter=union%20select'), site, ip).blocked).toBe(false);
+    expect(service.inspect(sqli('/apix?filter=union%20select'), site, ip).blocked).toBe(true);
+    await service.createExclusion(site.id, { ruleId: 941100, target: '', path: '', reason: 'Rich text site' }, by);
+    expect(service.inspect(sqli('/anywhere?q=%3Cscript%3E'), site, ip).blocked).toBe(false);
+  });
+
+  it('a rule switched off for the whole site is listed as off with its reason', async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    const off = await service.createExclusion(site.id, { ruleId: 942100, target: '', path: '', reason: 'Legacy app' }, by);
+    expect(service.groupRules(site.id, '008')).toEqual([
+      expect.objectContaining({ id: 942100, enabled: false, switchedOff: { exclusionId: off.id, reason: 'Legacy app' } }),
+    ]);
+    expect(service.exclusions(site.id)).toEqual([expect.objectContaining({ id: off.id, reason: 'Legacy app' })]);
+  });
+
+  it('refuses the same exclusion twice, naming the one there is', async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    const first = await service.createExclusion(site.id, { ruleId: 942100, target: 'ARGS:q', path: '/s', reason: 'a' }, by);
+    await expect(
+      service.createExclusion(site.id, { ruleId: 942100, target: 'args:Q', path: '/s', reason: 'b' }, by),
+    ).rejects.toThrow(first.id);
+  });
+
+  it("a copied site keeps the original's exclusions and content types", async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    await service.createExclusion(site.id, { ruleId: 942100, target: 'ARGS:q', path: '/s', reason: 'a' }, by);
+    await service.setContentTypes(site.id, { types: ['application/json'] });
+    const copy = await addSite('site_copy');
+    await service.copySite(site.id, copy.id);
+    expect(service.exclusions(copy.id)).toEqual([expect.objectContaining({ ruleId: 942100, target: 'ARGS:q' })]);
+    expect(service.exclusions(copy.id)[0]?.id).not.toBe(service.exclusions(site.id)[0]?.id);
+    expect(service.contentTypes(copy.id).types).toEqual(['application/json']);
+  });
+
+  it('proposes the narrowest exclusions for a stored record, leaving out those the site has', async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    const record = {
+      request: 'POST /search?q=x HTTP/1.1',
+      waf_triggered_rules: '942100,920420',
+      waf_triggered_targets: '942100 ARGS:q\n942100 ARGS:text\n920420 TX:content_type',
+    };
+    expect(service.proposeExclusions(site.id, record)).toEqual([
+      { ruleId: 942100, target: 'ARGS:q', path: '/search' },
+      { ruleId: 942100, target: 'ARGS:text', path: '/search' },
+      // TX is the rule's own bookkeeping, not a request variable: the whole rule, on this path.
+      { ruleId: 920420, target: '', path: '/search' },
+    ]);
+    await service.createExclusion(site.id, { ruleId: 942100, target: 'ARGS:q', path: '/search', reason: 'a' }, by);
+    expect(service.proposeExclusions(site.id, record).map((p) => p.target)).toEqual(['ARGS:text', '']);
   });
 });
