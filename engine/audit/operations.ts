@@ -61,6 +61,7 @@ export const QUERY_OPERATIONS: ReadonlySet<string> = new Set([
   'dryRunEvent',
   'proposeWafExclusions',
   'previewWafExclusion',
+  'suggestWafExclusions',
 ]);
 
 const param = (name = 'id'): SubjectId => ({ from: 'param', name });

@@ -263,3 +263,91 @@ export async function previewExclusion(
   }
   return out;
 }
+
+/** A rule that keeps firing on the same target of the same path: an exclusion to consider. */
+export interface ExclusionSuggestion extends ExclusionSpec {
+  /** Stored requests it fired on (that the site's exclusions do not already cover). */
+  requests: number;
+  /** Distinct client addresses among them (counted up to 10,000). */
+  clients: number;
+  /** Of `requests`, those from a browser that had passed the probe (the record carries its device id). */
+  fromProbedBrowsers: number;
+  lastSeen: number;
+  /** One of the requests, as its record's `request` field holds it. */
+  example: string;
+}
+
+/** Below these a pattern is too thin to suggest: a handful of requests is an attack as often as a form. */
+export const SUGGESTION_THRESHOLDS = { requests: 20, clients: 3 } as const;
+const MAX_CLIENTS = 10_000;
+const MAX_PATTERNS = 100_000;
+
+/**
+ * Learned exclusions: over a site's stored access records on which rules fired, groups the narrowest
+ * proposal of each (rule, target, path) and suggests those that fired on at least
+ * SUGGESTION_THRESHOLDS requests from as many clients, most requests first, with how many came
+ * from browsers that had passed the probe. What the site's exclusions cover already is left out.
+ */
+export async function suggestExclusions(
+  existing: readonly ExclusionSpec[],
+  records: AsyncIterable<Readonly<Record<string, unknown>>>,
+  limit = 50,
+): Promise<{ examined: number; items: ExclusionSuggestion[] }> {
+  interface Tally {
+    spec: ExclusionSpec;
+    requests: number;
+    clients: Set<string>;
+    probed: number;
+    lastSeen: number;
+    example: string;
+  }
+  const tallies = new Map<string, Tally>();
+  let examined = 0;
+  for await (const record of records) {
+    examined++;
+    const probed = typeof record.fingerprint === 'string' && record.fingerprint !== '';
+    const ip = typeof record.src_ip === 'string' ? record.src_ip : '';
+    const at = typeof record._timestamp === 'number' ? record._timestamp : 0;
+    for (const spec of proposeFor(record)) {
+      if (coveredAlready(existing, spec)) continue;
+      const key = `${spec.ruleId} ${spec.target.toLowerCase()} ${spec.path}`;
+      let t = tallies.get(key);
+      if (t === undefined) {
+        if (tallies.size >= MAX_PATTERNS) continue;
+        t = { spec, requests: 0, clients: new Set(), probed: 0, lastSeen: 0, example: '' };
+        tallies.set(key, t);
+      }
+      t.requests++;
+      if (t.clients.size < MAX_CLIENTS && ip !== '') t.clients.add(ip);
+      if (probed) t.probed++;
+      if (at >= t.lastSeen) {
+        t.lastSeen = at;
+        t.example = typeof record.request === 'string' ? record.request : '';
+      }
+    }
+  }
+  const items = [...tallies.values()]
+    .filter((t) => t.requests >= SUGGESTION_THRESHOLDS.requests && t.clients.size >= SUGGESTION_THRESHOLDS.clients)
+    .sort((a, b) => b.requests - a.requests || b.clients.size - a.clients.size)
+    .slice(0, limit)
+    .map((t) => ({
+      ...t.spec,
+      requests: t.requests,
+      clients: t.clients.size,
+      fromProbedBrowsers: t.probed,
+      lastSeen: t.lastSeen,
+      example: t.example,
+    }));
+  return { examined, items };
+}
+
+/** Whether an existing exclusion already removes what a proposal would. */
+function coveredAlready(existing: readonly ExclusionSpec[], spec: ExclusionSpec): boolean {
+  const path = spec.path;
+  return existing.some(
+    (e) =>
+      e.ruleId === spec.ruleId &&
+      pathMatches(e.path, path) &&
+      (e.target === '' || (spec.target !== '' && targetCovers(e.target, spec.target))),
+  );
+}

@@ -33,7 +33,9 @@ export {
   contentTypePolicy,
   previewExclusion,
   proposeFor,
+  suggestExclusions,
+  SUGGESTION_THRESHOLDS,
   clearedBy,
   firedOn,
 } from './exclusions.ts';
-export type { ExclusionSpec, ExclusionPreview, Fired } from './exclusions.ts';
+export type { ExclusionSpec, ExclusionPreview, ExclusionSuggestion, Fired } from './exclusions.ts';

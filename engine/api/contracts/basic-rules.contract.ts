@@ -414,3 +414,32 @@ export const setContentTypes = defineContract({
   body: contentTypesInputSchema,
   response: contentTypesView,
 });
+
+export const exclusionSuggestion = exclusionSpec.extend({
+  requests: z.number().describe('stored requests the rule fired on there (not covered by an exclusion yet)'),
+  clients: z.number().describe('distinct client addresses among them'),
+  fromProbedBrowsers: z.number().describe('of the requests, those from browsers that had passed the probe'),
+  lastSeen: z.number(),
+  example: z.string().describe("one of the requests (its record's request line)"),
+});
+export type ExclusionSuggestionView = z.infer<typeof exclusionSuggestion>;
+
+export const suggestWafExclusions = defineContract({
+  method: 'POST',
+  path: '/sites/:id/waf-exclusions/suggestions',
+  operationId: 'suggestWafExclusions',
+  summary:
+    "Learned exclusions: rules that fired on the same parameter of the same path for many requests and clients in the site's stored access records (default: the last 7 days)",
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  body: z.object({ range: timeRangeSchema.default({ last: '7d' }) }).strict(),
+  response: z.object({
+    items: z.array(exclusionSuggestion),
+    examined: z.number().describe('stored records read (those on which a rule fired)'),
+    partial: z.boolean().describe('the reading stopped early (time or record limit)'),
+    thresholds: z.object({ requests: z.number(), clients: z.number() }),
+    range: z.object({ from: z.number(), to: z.number() }),
+  }),
+});

@@ -1,5 +1,5 @@
-import { previewExclusion } from '#engine/basic-rules';
-import { RampartError } from '#engine/shared';
+import { previewExclusion, suggestExclusions, SUGGESTION_THRESHOLDS } from '#engine/basic-rules';
+import { RampartError, type TimeRange } from '#engine/shared';
 import { bindRoute, type AnyRoute } from '../route.ts';
 import type { ApiDeps } from '../deps.ts';
 import {
@@ -18,6 +18,7 @@ import {
   proposeWafExclusions,
   setContentTypes,
   setRuleSetDir,
+  suggestWafExclusions,
   updateBasicRuleGroup,
   updateCustomRule,
   uploadRuleSet,
@@ -28,6 +29,27 @@ const PREVIEW_BUDGET = { ms: 15_000, records: 500_000 };
 
 export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
   const { basicRules, ruleSets } = deps;
+
+  /**
+   * A site's stored access records that match `query` in a range, newest first, read within
+   * PREVIEW_BUDGET; `partial()` tells afterwards whether the budget cut the reading short.
+   */
+  async function storedFirings(siteId: string, range: TimeRange, query: string) {
+    const q = { log: `access:${siteId}`, range, query };
+    const { from, to } = await deps.search.resolve(q);
+    const started = performance.now();
+    let read = 0;
+    const rows = deps.search.each({ ...q, max: PREVIEW_BUDGET.records, budget: PREVIEW_BUDGET });
+    const records = (async function* () {
+      for await (const row of rows) {
+        read++;
+        yield row;
+      }
+    })();
+    const partial = (): boolean => read >= PREVIEW_BUDGET.records || performance.now() - started >= PREVIEW_BUDGET.ms;
+    return { records, partial, range: { from, to } };
+  }
+
   return [
     bindRoute(getRuleSet, () => ruleSets.status()),
     bindRoute(setRuleSetDir, ({ body }) => ruleSets.useDir(body.dir)),
@@ -59,21 +81,14 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
       };
     }),
     bindRoute(previewWafExclusion, async ({ params, body }) => {
-      const existing = basicRules.exclusionSpecs(params.id);
-      const started = performance.now();
-      let read = 0;
-      const q = { log: `access:${params.id}`, range: body.range, query: `waf_triggered_rules:${body.ruleId}` };
-      const { from, to } = await deps.search.resolve(q);
-      const rows = deps.search.each({ ...q, max: PREVIEW_BUDGET.records, budget: PREVIEW_BUDGET });
-      const counted = (async function* () {
-        for await (const row of rows) {
-          read++;
-          yield row;
-        }
-      })();
-      const preview = await previewExclusion(body, existing, counted);
-      const partial = read >= PREVIEW_BUDGET.records || performance.now() - started >= PREVIEW_BUDGET.ms;
-      return { ...preview, partial, range: { from, to } };
+      const read = await storedFirings(params.id, body.range, `waf_triggered_rules:${body.ruleId}`);
+      const preview = await previewExclusion(body, basicRules.exclusionSpecs(params.id), read.records);
+      return { ...preview, partial: read.partial(), range: read.range };
+    }),
+    bindRoute(suggestWafExclusions, async ({ params, body }) => {
+      const read = await storedFirings(params.id, body.range, 'waf_triggered_rules:*');
+      const { examined, items } = await suggestExclusions(basicRules.exclusionSpecs(params.id), read.records);
+      return { items, examined, partial: read.partial(), thresholds: { ...SUGGESTION_THRESHOLDS }, range: read.range };
     }),
     bindRoute(getContentTypes, ({ params }) => basicRules.contentTypes(params.id)),
     bindRoute(setContentTypes, ({ params, body }) => basicRules.setContentTypes(params.id, body)),

@@ -94,6 +94,7 @@ const TABLE: Record<string, Access> = {
   deleteWafExclusion: 'manager',
   proposeWafExclusions: 'manager',
   previewWafExclusion: 'manager',
+  suggestWafExclusions: 'manager',
   getContentTypes: 'manager',
   setContentTypes: 'manager',
   listLogs: 'logReader',

@@ -3,7 +3,7 @@
  * have passed, and the preview's counts.
  */
 import { describe, expect, it } from 'vitest';
-import { clearedBy, firedOn, previewExclusion, type ExclusionSpec } from '#engine/basic-rules';
+import { clearedBy, firedOn, previewExclusion, suggestExclusions, type ExclusionSpec } from '#engine/basic-rules';
 
 const record = (request: string, targets: string, action = 'block'): Record<string, unknown> => ({
   request,
@@ -70,5 +70,40 @@ describe('previewExclusion', () => {
     expect(
       await previewExclusion({ ruleId: 942100, target: 'ARGS:q', path: '/search' }, existing, rows(stored)),
     ).toEqual({ examined: 6, matched: 4, cleared: 3, clearedBlocked: 2 });
+  });
+});
+
+describe('suggestExclusions', () => {
+  const firing = (i: number, request: string, targets: string, clients: number, probed: boolean) => ({
+    ...record(request, targets),
+    src_ip: `198.51.100.${i % clients}`,
+    fingerprint: probed ? `dev${i}` : '',
+    _timestamp: 1_000 + i,
+  });
+
+  it('suggests what fired on many requests from several clients, not a lone attacker, nor what is excluded', async () => {
+    const stored = [
+      // A search box: 30 requests from 10 browsers that passed the probe.
+      ...Array.from({ length: 30 }, (_, i) => firing(i, `GET /search?q=${i} HTTP/1.1`, '942100 ARGS:q', 10, true)),
+      // One client, 50 requests: an attack, however many.
+      ...Array.from({ length: 50 }, (_, i) => firing(i, 'GET /login?u=x HTTP/1.1', '942100 ARGS:u', 1, false)),
+      // Many clients, but already excluded.
+      ...Array.from({ length: 40 }, (_, i) => firing(i, 'GET /api/x HTTP/1.1', '941100 ARGS:html', 20, false)),
+    ];
+    const existing: ExclusionSpec[] = [{ ruleId: 941100, target: 'ARGS', path: '/api/*' }];
+    const { examined, items } = await suggestExclusions(existing, rows(stored));
+    expect(examined).toBe(120);
+    expect(items).toEqual([
+      {
+        ruleId: 942100,
+        target: 'ARGS:q',
+        path: '/search',
+        requests: 30,
+        clients: 10,
+        fromProbedBrowsers: 30,
+        lastSeen: 1_029,
+        example: 'GET /search?q=29 HTTP/1.1',
+      },
+    ]);
   });
 });
