@@ -16,6 +16,7 @@ import { bypassEn } from './bypass.en.ts';
 import { consoleTlsEn } from './console-tls.en.ts';
 import { twoFactorEn } from './two-factor.en.ts';
 import { adminSettingsEn } from './admin-settings.en.ts';
+import { wafExclusionsEn } from './waf-exclusions.en.ts';
 
 export const en = {
   ...logsEn,
@@ -32,6 +33,7 @@ export const en = {
   ...consoleTlsEn,
   ...twoFactorEn,
   ...adminSettingsEn,
+  ...wafExclusionsEn,
   'app.name': 'Rampart',
   'app.tagline': 'Web protection console',
   'common.loading': 'Loading…',

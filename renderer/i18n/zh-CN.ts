@@ -14,6 +14,7 @@ import { bypassZhCN } from './bypass.zh-CN.ts';
 import { consoleTlsZhCN } from './console-tls.zh-CN.ts';
 import { twoFactorZhCN } from './two-factor.zh-CN.ts';
 import { adminSettingsZhCN } from './admin-settings.zh-CN.ts';
+import { wafExclusionsZhCN } from './waf-exclusions.zh-CN.ts';
 
 export const zhCN: Messages = {
   ...logsZhCN,
@@ -30,6 +31,7 @@ export const zhCN: Messages = {
   ...consoleTlsZhCN,
   ...twoFactorZhCN,
   ...adminSettingsZhCN,
+  ...wafExclusionsZhCN,
   'app.name': 'Rampart',
   'app.tagline': 'Web 防护控制台',
   'common.loading': '加载中…',

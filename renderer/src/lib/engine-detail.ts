@@ -105,6 +105,14 @@ const SENTENCES: readonly [RegExp, (m: RegExpExecArray) => Detail][] = [
         : { key: 'detail.cert.wrongDomain', params: { domain: str(m[1]), names: str(m[2]) } },
   ],
   [/^cannot be used for TLS: (.*)$/s, (m) => ({ key: 'detail.cert.tls', params: { reason: str(m[1]) } })],
+  // A site's exclusion of a Core Rule Set rule (engine/shared/rule-shape.ts).
+  [
+    /^must be a request collection \(.*\), optionally with :name$/,
+    () => ({ key: 'detail.exclusion.collection', params: {} }),
+  ],
+  [/^has a colon but no name after it$/, () => ({ key: 'detail.exclusion.noName', params: {} })],
+  [/^must start with \/ \(or be empty for every path\)$/, () => ({ key: 'detail.exclusion.pathSlash', params: {} })],
+  [/^may hold \* only at its end \(a prefix\)$/, () => ({ key: 'detail.exclusion.pathStar', params: {} })],
   [/^is encrypted: upload the key without its passphrase$/, () => ({ key: 'detail.key.encrypted', params: {} })],
   [/^is not a PEM private key\b/, () => ({ key: 'detail.key.notPem', params: {} })],
   [/^cannot be read as a private key$/, () => ({ key: 'detail.key.unreadable', params: {} })],

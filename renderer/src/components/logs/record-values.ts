@@ -42,3 +42,10 @@ export function unparsedReason(record: LogRecord): string | null {
   if (record.parsed !== 0 && record.parsed !== '0') return null;
   return typeof record.reason === 'string' ? record.reason : '';
 }
+
+/** Whether Core Rule Set rules fired on an access record (`waf_triggered_rules`: `942100,941100` or a list). */
+export function wafRulesFired(record: LogRecord): boolean {
+  const rules = record.waf_triggered_rules;
+  if (typeof rules === 'string') return rules.trim() !== '';
+  return Array.isArray(rules) && rules.length > 0;
+}
