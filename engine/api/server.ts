@@ -200,6 +200,20 @@ function overTls(request: FastifyRequest): boolean {
   return (request.raw.socket as Socket & { encrypted?: boolean }).encrypted === true;
 }
 
+/**
+ * HSTS for an answer over TLS to a host name: a browser that reached the console by name goes
+ * straight to HTTPS afterwards. Not for an address or localhost (browsers ignore it for addresses,
+ * and plain HTTP stays open to this host). No includeSubDomains: the appliance's name says nothing
+ * of its neighbours'.
+ */
+const HSTS = 'max-age=15552000';
+
+function namedHost(host: string | undefined): boolean {
+  if (!host || host.startsWith('[')) return false;
+  const name = host.replace(/:\d+$/, '').toLowerCase();
+  return name !== 'localhost' && !name.endsWith('.localhost') && !/^[\d.]+$/.test(name);
+}
+
 /** Marks every cookie of an answer given over TLS `Secure`, so a browser never sends it over plain HTTP. */
 function secureCookies(reply: FastifyReply): void {
   const header = reply.getHeader('set-cookie');
@@ -238,7 +252,10 @@ export async function buildConsoleServer(deps: ApiDeps, options: BuildOptions = 
     reply.headers(SECURITY_HEADERS);
     // API answers may carry secrets (the CSRF token, the Access Key, activation links): never cached.
     if (request.url.startsWith('/api/')) reply.header('Cache-Control', 'no-store');
-    if (overTls(request)) secureCookies(reply);
+    if (overTls(request)) {
+      secureCookies(reply);
+      if (namedHost(request.headers.host)) reply.header('Strict-Transport-Security', HSTS);
+    }
     return payload;
   });
 

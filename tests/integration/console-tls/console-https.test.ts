@@ -143,6 +143,20 @@ describe('the console over HTTPS', () => {
     expect(overPlain.headers.getSetCookie().some((c) => /;\s*Secure/i.test(c))).toBe(false);
   });
 
+  it('sends HSTS over TLS to a host name, not to an address, localhost or plain HTTP', async () => {
+    const byName = await secureRequest(`${engine.consoleHttps!.url}/api/v1/health`, ca, {
+      headers: { host: `rampart.example.net:${portOf(engine)}` },
+      servername: 'localhost',
+    });
+    expect(byName.headers['strict-transport-security']).toBe('max-age=15552000');
+    const byAddress = await secureRequest(`${engine.consoleHttps!.url}/api/v1/health`, ca);
+    expect(byAddress.headers['strict-transport-security']).toBeUndefined();
+    const local = await secureRequest(`https://localhost:${portOf(engine)}/api/v1/health`, ca);
+    expect(local.headers['strict-transport-security']).toBeUndefined();
+    const plain = await plainRequest(`${engine.url}/api/v1/health`, { host: `rampart.example.net:${portOf(engine)}` });
+    expect(plain.headers['strict-transport-security']).toBeUndefined();
+  });
+
   it('takes an uploaded certificate without a restart, refuses a bad one by field, and goes back to its own', async () => {
     const authority = testAuthority('Customer CA');
     const uploaded = testCertificate(authority, ['rampart.example.com', 'localhost']);
