@@ -224,6 +224,69 @@ describe('basic rules with CRS 3.3.4', () => {
     expect(await verdict(site, '/products/42', '203.0.113.50')).toEqual({ status: 204, guard: 'PASS' });
   });
 
+  it('a false positive answered from its stored record: proposed, previewed, excluded, learned', async () => {
+    const site = await createSite('exceptions', { runMode: 'monitor', accessMethod: 'plugin' });
+    const uri = "/search?q=1'%20OR%20'1'='1&page=2";
+    // The same request from three clients, seven times each: a pattern, not a lone attacker.
+    for (let i = 0; i < 21; i++) expect((await verdict(site, uri, `203.0.113.${70 + (i % 3)}`)).guard).toBe('OWASP');
+    await engine.logStore.flush();
+    const found = await admin.request<{ records: { id: string; record: Record<string, unknown> }[] }>(
+      'POST',
+      '/logs/search',
+      { log: `access:${site}`, range: { all: true }, query: 'guard_status:OWASP' },
+    );
+    expect(found.status, found.text).toBe(200);
+    const stored = found.body.records[0]!;
+    expect(String(stored.record.waf_triggered_targets)).toContain('942100 ARGS:q');
+
+    const proposals = await admin.request<{
+      items: { ruleId: number; target: string; path: string }[];
+      request: string;
+    }>('POST', `/sites/${site}/waf-exclusions/proposals`, { recordId: stored.id });
+    expect(proposals.status, proposals.text).toBe(200);
+    expect(proposals.body.items).toContainEqual({ ruleId: 942100, target: 'ARGS:q', path: '/search' });
+    expect(proposals.body.items.every((p) => p.path === '/search')).toBe(true);
+
+    // Each proposal alone reaches all 21 records; together they clear them.
+    const first = proposals.body.items[0]!;
+    const preview = await admin.request<{ examined: number; matched: number; cleared: number; partial: boolean }>(
+      'POST',
+      `/sites/${site}/waf-exclusions/preview`,
+      first,
+    );
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body).toMatchObject({ examined: 21, matched: 21, partial: false });
+
+    const suggestions = await admin.request<{
+      items: { ruleId: number; target: string; requests: number; clients: number }[];
+    }>('POST', `/sites/${site}/waf-exclusions/suggestions`, {});
+    expect(suggestions.status, suggestions.text).toBe(200);
+    expect(suggestions.body.items).toContainEqual(
+      expect.objectContaining({ ruleId: 942100, target: 'ARGS:q', path: '/search', requests: 21, clients: 3 }),
+    );
+
+    for (const p of proposals.body.items) {
+      const made = await admin.request('POST', `/sites/${site}/waf-exclusions`, {
+        ...p,
+        reason: 'Search box for SQL tutorials',
+      });
+      expect(made.status, made.text).toBe(201);
+    }
+    expect((await verdict(site, uri, '203.0.113.80')).guard).toBe('PASS');
+    // Another parameter of the same path is still inspected.
+    expect((await verdict(site, "/search?text=1'%20OR%20'1'='1", '203.0.113.81')).guard).toBe('OWASP');
+    const again = await admin.request('POST', `/sites/${site}/waf-exclusions/proposals`, { recordId: stored.id });
+    expect(again.body).toMatchObject({ items: [] });
+
+    // A record of another site is refused by name.
+    const other = await createSite('exceptions-other', { runMode: 'monitor', accessMethod: 'plugin' });
+    const refused = await admin.request<{ field?: string }>('POST', `/sites/${other}/waf-exclusions/proposals`, {
+      recordId: stored.id,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('recordId');
+  });
+
   it('monitor mode logs the rule ids without blocking', async () => {
     const site = await createSite('monitored', { runMode: 'monitor', accessMethod: 'plugin' });
     expect(await verdict(site, "/item?id=1'%20OR%20'1'='1", '203.0.113.60')).toEqual({ status: 204, guard: 'OWASP' });
