@@ -42,6 +42,16 @@ export interface Previous {
 }
 
 /** The events a definition refers to. */
+
+/**
+ * The values a distinct key remembers: the threshold + 1 most recently seen. That decides every
+ * comparator exactly. The count is then min(count, keep): a count of keep or more compares as more
+ * than the threshold whatever it is, and below keep every value in the window is remembered.
+ */
+export function distinctKeep(threshold: number): number {
+  return Number.isFinite(threshold) && threshold >= 0 ? Math.floor(threshold) + 1 : Number.POSITIVE_INFINITY;
+}
+
 export function referencesOf(def: EventDefinition): string[] {
   switch (def.kind) {
     case 'count':
@@ -168,7 +178,12 @@ export function compileEvents(
           kind: def.kind,
           sig: sigOf(def, sources, [seconds, def.comparator, def.threshold, field, def.object, triggerSig]),
           object: def.object,
-          shape: { kind: def.kind, n: Math.ceil((seconds * 1000) / bucketMs), exactDistinct: options.exactDistinct },
+          shape: {
+            kind: def.kind,
+            n: Math.ceil((seconds * 1000) / bucketMs),
+            exactDistinct: options.exactDistinct,
+            keep: def.kind === 'distinct' ? distinctKeep(def.threshold) : Number.POSITIVE_INFINITY,
+          },
           windowSeconds: seconds,
           windowMs: seconds * 1000,
           bucketMs,

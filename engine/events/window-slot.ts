@@ -1,7 +1,7 @@
 import { CepKey } from './cep.ts';
 import type { EventSlab, StatefulRuntime, WindowRuntime } from './runtime.ts';
 import { EMPTY, INLINE, ListPools, OBJECT, RING, RING_INDEX, RING_ROOM, SMALL_LIST } from './slab.ts';
-import { addRecord, bucketOf, WindowKey, type WindowShape } from './window.ts';
+import { addRecord, bucketOf, distinctEntries, WindowKey, type WindowShape } from './window.ts';
 
 /**
  * A stateful event's region in a slab slot. Window events (most keys are small):
@@ -269,11 +269,18 @@ function ringEntries(shape: WindowShape, slab: EventSlab, member: number, base: 
   return out;
 }
 
-/** Distinct in the region; NaN (nothing added) when a new value finds no room. */
+/**
+ * Distinct in the region; NaN (nothing added) when a new value finds no room. An event whose
+ * threshold needs at most 16 values (`shape.keep`) never leaves the region: a new value takes the
+ * place of the least recently seen one once `keep` are held, so the key remembers the `keep` most
+ * recent values. Its count is then min(count, keep), which compares with the threshold exactly
+ * (a forgotten value seen again counts as new only while `keep` newer ones are in the window).
+ */
 function addDistinct(shape: WindowShape, data: Float64Array, base: number, bucket: number, hash: number): number {
   const oldest = bucket - shape.n;
   let n = data[base + LAST]! <= oldest ? 0 : data[base + N]!;
   let at = -1;
+  let leastRecent = -1;
   for (let i = 0; i < n; i++) {
     const e = base + ENTRIES + i * 2;
     if (data[e] === hash) {
@@ -281,14 +288,17 @@ function addDistinct(shape: WindowShape, data: Float64Array, base: number, bucke
       break;
     }
     if (at === -1 && data[e + 1]! <= oldest) at = e;
+    if (leastRecent === -1 || data[e + 1]! < data[leastRecent + 1]!) leastRecent = e;
   }
   if (at === -1) {
-    if (n === DISTINCT_ENTRIES) {
+    if (n >= shape.keep) at = leastRecent;
+    else if (n === DISTINCT_ENTRIES) {
       data[base + N] = n;
       return NaN;
+    } else {
+      at = base + ENTRIES + n * 2;
+      n++;
     }
-    at = base + ENTRIES + n * 2;
-    n++;
   }
   data[at] = hash;
   data[at + 1] = bucket;
@@ -468,6 +478,16 @@ export function storeState(
   data[base + MUTE] = state.mute;
   data[base + LAST] = state.last;
   if (rt.kind === 'distinct') {
+    // A key whose values fit its region goes back to it, where an uninterrupted run kept it.
+    const entries: number[] = [];
+    if (state.hll === null) distinctEntries(state, (hash, bucket) => entries.push(hash, bucket));
+    if (state.hll === null && entries.length / 2 <= Math.min(rt.shape.keep, DISTINCT_ENTRIES)) {
+      data[base] = INLINE;
+      data[base + TOTAL] = 0;
+      data[base + N] = entries.length / 2;
+      data.set(entries, base + ENTRIES);
+      return;
+    }
     setObject(slab, member, slot, state);
     return;
   }

@@ -56,6 +56,11 @@ export interface WindowShape {
   /** Buckets in the window (the current one included). */
   n: number;
   exactDistinct: number;
+  /**
+   * Distinct: how many values a key needs to remember to compare its count with the event's
+   * threshold exactly, threshold + 1 (see window-slot.ts addDistinct); Infinity for the others.
+   */
+  keep: number;
 }
 
 /** Drops the buckets that have left the window ending at `bucket`. */

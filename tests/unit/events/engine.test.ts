@@ -419,6 +419,19 @@ describe('EventEngine: snapshot and restore', () => {
     expect([...before, ...after]).toEqual(whole);
   });
 
+  it('a distinct key remembers threshold + 1 values, however many it sees', () => {
+    const engine = engineWith([distinct('users', 'request', 3, 300)]);
+    const fired: number[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      for (const f of engine.observe(ACCESS_LOG, hit('10.0.0.1', { request: `GET /u/${i} HTTP/1.1` }), at(i / 100)))
+        fired.push(Number(f.meta.distinct));
+    }
+    // It fires as the third value arrives, and not again while muted for its window.
+    expect(fired).toEqual([3]);
+    // Four values of a 20,000 (hash and bucket each): the snapshot stays small.
+    expect(engine.snapshot().length).toBeLessThan(1_000);
+  });
+
   it('a snapshot survives JSON and restores the clock', () => {
     const engine = engineWith([count('c', 2, 60)]);
     engine.observe(ACCESS_LOG, hit('a'), at(100));

@@ -28,6 +28,9 @@ describe('Window events: differential against a plain model of the window', () =
       count('count', 10, 30),
       distinct('distinct', 'request', 10, 40),
       distinct('distinct-wide', 'request', 30, 60),
+      // Keys remember only threshold + 1 values: every comparator must still decide as the model.
+      distinct('distinct-equal', 'request', 5, 40, { comparator: '=' }),
+      distinct('distinct-below', 'request', 3, 30, { comparator: '<' }),
       average('average', 'request_time', '>', 2.2, 20),
     ];
     const models: Model[] = [
@@ -45,6 +48,20 @@ describe('Window events: differential against a plain model of the window', () =
         value: (r) => r.request as string,
         stat: (e) => new Set(e.map((x) => x.value)).size,
         fires: (s) => s >= 30,
+      },
+      {
+        id: 'distinct-equal',
+        window: 40,
+        value: (r) => r.request as string,
+        stat: (e) => new Set(e.map((x) => x.value)).size,
+        fires: (s) => s === 5,
+      },
+      {
+        id: 'distinct-below',
+        window: 30,
+        value: (r) => r.request as string,
+        stat: (e) => new Set(e.map((x) => x.value)).size,
+        fires: (s) => s < 3,
       },
       {
         id: 'average',
