@@ -345,7 +345,11 @@ export class BasicRulesService {
 
   contentTypes(siteId: string): ContentTypesView {
     const own = this.#site(siteId).contentTypes ?? null;
-    return { types: own ?? [...DEFAULT_ALLOWED_CONTENT_TYPES], isDefault: own === null, defaults: [...DEFAULT_ALLOWED_CONTENT_TYPES] };
+    return {
+      types: own ?? [...DEFAULT_ALLOWED_CONTENT_TYPES],
+      isDefault: own === null,
+      defaults: [...DEFAULT_ALLOWED_CONTENT_TYPES],
+    };
   }
 
   /** A site's own list of allowed request content types, or null for Rampart's default. */

@@ -374,7 +374,8 @@ export const previewWafExclusion = defineContract({
   method: 'POST',
   path: '/sites/:id/waf-exclusions/preview',
   operationId: 'previewWafExclusion',
-  summary: "How many of the site's stored access records an exclusion would have let through (default: the last 7 days)",
+  summary:
+    "How many of the site's stored access records an exclusion would have let through (default: the last 7 days)",
   tag: 'rules',
   access: MANAGERS,
   module: 'basic',

@@ -71,9 +71,13 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
     bindRoute(proposeWafExclusions, async ({ params, body }) => {
       const { log, record } = await deps.search.record(body.recordId, 0);
       if (log !== `access:${params.id}`) {
-        throw new RampartError('VALIDATION_FAILED', `recordId: the record is not an access record of site ${params.id}`, {
-          field: 'recordId',
-        });
+        throw new RampartError(
+          'VALIDATION_FAILED',
+          `recordId: the record is not an access record of site ${params.id}`,
+          {
+            field: 'recordId',
+          },
+        );
       }
       return {
         items: basicRules.proposeExclusions(params.id, record),

@@ -26,10 +26,10 @@ const RULES: Record<string, string> = {
   'crs-setup.conf.example': 'SecAction "id:900990,phase:1,pass,nolog,setvar:tx.crs_setup_version=334"\n',
   'rules/REQUEST-901-INITIALIZATION.conf':
     'SecAction "id:901100,phase:1,pass,nolog,setvar:tx.anomaly_score=0"\n' +
-    "SecRule &TX:allowed_request_content_type \"@eq 0\" \"id:901162,phase:1,pass,nolog,setvar:'tx.allowed_request_content_type=|application/x-www-form-urlencoded| |application/json|'\"\n",
+    'SecRule &TX:allowed_request_content_type "@eq 0" "id:901162,phase:1,pass,nolog,setvar:\'tx.allowed_request_content_type=|application/x-www-form-urlencoded| |application/json|\'"\n',
   'rules/REQUEST-920-PROTOCOL-ENFORCEMENT.conf':
     "SecRule REQUEST_HEADERS:Content-Type \"@rx ^[^;\\s]+\" \"id:920420,phase:1,block,capture,t:none,msg:'Request content type is not allowed by policy',tag:'attack-protocol',setvar:'tx.content_type=|%{tx.0}|',chain\"\n" +
-    "  SecRule TX:content_type \"!@within %{tx.allowed_request_content_type}\" \"t:lowercase,setvar:'tx.anomaly_score=+5'\"\n",
+    '  SecRule TX:content_type "!@within %{tx.allowed_request_content_type}" "t:lowercase,setvar:\'tx.anomaly_score=+5\'"\n',
   'rules/REQUEST-911-METHOD-ENFORCEMENT.conf':
     "SecRule REQUEST_METHOD \"!@within GET POST HEAD\" \"id:911100,phase:1,block,msg:'Method is not allowed by policy',tag:'attack-generic',setvar:'tx.anomaly_score=+5'\"\n",
   'rules/REQUEST-941-APPLICATION-ATTACK-XSS.conf':
@@ -276,7 +276,7 @@ describe('allowed request content types (rule 920420)', () => {
   it("a setup file that sets the policy (CRS rule 900220) still wins over Rampart's default", async () => {
     const root = writeRuleSet('crs-own-setup', {
       'crs-setup.conf.example':
-        "SecAction \"id:900220,phase:1,pass,nolog,setvar:'tx.allowed_request_content_type=|application/json|'\"\n",
+        'SecAction "id:900220,phase:1,pass,nolog,setvar:\'tx.allowed_request_content_type=|application/json|\'"\n',
     });
     const manager = new RuleSetManager({
       store,
@@ -336,9 +336,17 @@ describe('exclusions', () => {
   it('a rule switched off for the whole site is listed as off with its reason', async () => {
     const { service } = await setUp('small');
     const site = await addSite('site_a');
-    const off = await service.createExclusion(site.id, { ruleId: 942100, target: '', path: '', reason: 'Legacy app' }, by);
+    const off = await service.createExclusion(
+      site.id,
+      { ruleId: 942100, target: '', path: '', reason: 'Legacy app' },
+      by,
+    );
     expect(service.groupRules(site.id, '008')).toEqual([
-      expect.objectContaining({ id: 942100, enabled: false, switchedOff: { exclusionId: off.id, reason: 'Legacy app' } }),
+      expect.objectContaining({
+        id: 942100,
+        enabled: false,
+        switchedOff: { exclusionId: off.id, reason: 'Legacy app' },
+      }),
     ]);
     expect(service.exclusions(site.id)).toEqual([expect.objectContaining({ id: off.id, reason: 'Legacy app' })]);
   });
@@ -346,7 +354,11 @@ describe('exclusions', () => {
   it('refuses the same exclusion twice, naming the one there is', async () => {
     const { service } = await setUp('small');
     const site = await addSite('site_a');
-    const first = await service.createExclusion(site.id, { ruleId: 942100, target: 'ARGS:q', path: '/s', reason: 'a' }, by);
+    const first = await service.createExclusion(
+      site.id,
+      { ruleId: 942100, target: 'ARGS:q', path: '/s', reason: 'a' },
+      by,
+    );
     await expect(
       service.createExclusion(site.id, { ruleId: 942100, target: 'args:Q', path: '/s', reason: 'b' }, by),
     ).rejects.toThrow(first.id);

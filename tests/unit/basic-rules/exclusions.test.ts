@@ -34,7 +34,10 @@ describe('clearedBy', () => {
   const onQ: ExclusionSpec = { ruleId: 942100, target: 'ARGS:q', path: '/search' };
 
   it('clears a record only when every rule that fired is excluded there', () => {
-    expect(clearedBy([onQ], record('GET /search?q=1 HTTP/1.1', '942100 ARGS:q'))).toEqual({ fired: true, cleared: true });
+    expect(clearedBy([onQ], record('GET /search?q=1 HTTP/1.1', '942100 ARGS:q'))).toEqual({
+      fired: true,
+      cleared: true,
+    });
     expect(clearedBy([onQ], record('GET /search?q=1 HTTP/1.1', '942100 ARGS:q\n941100 ARGS:q')).cleared).toBe(false);
     expect(clearedBy([onQ], record('GET /other?q=1 HTTP/1.1', '942100 ARGS:q')).cleared).toBe(false);
     expect(clearedBy([onQ], record('GET /search?Q=1 HTTP/1.1', '942100 ARGS:Q')).cleared).toBe(true);
