@@ -493,9 +493,10 @@ export class LogStore {
       writeBufferSize: 64 * 1024 * 1024,
       // LevelDB maps each open table file, and every page it reads stays in the engine's resident
       // memory while the file is open: at the default 1,000 a full scan of a 10 M-record store left
-      // 1,121 MB of file pages resident, so RSS grew with the store. At 128 tables (about 256 MB of
-      // 2 MB tables) the same scan leaves 307 MB; bench:search and bench:log-store did not move.
-      maxOpenFiles: 128,
+      // 1,121 MB of file pages resident, so RSS grew with the store (and at 128, the soak's file
+      // pages still grew from 58 to about 250 MB as its store passed 128 tables). At 64 tables of
+      // 2 MB they stay under 128 MB; bench:search did not move between 32, 128 and 1,000.
+      maxOpenFiles: 64,
     });
     try {
       await db.open();
