@@ -163,6 +163,10 @@ describe('the console in Simplified Chinese', () => {
     await page.getByTestId('group-count').first().click();
     await check('group rules dialog');
     await closeDialog();
+    await page.getByTestId('add-exclusion').first().click();
+    await page.locator('#exclusion-rule').waitFor();
+    await check('add exclusion dialog');
+    await closeDialog();
     const add = page.getByTestId('add-custom-rule').first();
     if (await add.isVisible()) {
       await add.click();
@@ -196,6 +200,17 @@ describe('the console in Simplified Chinese', () => {
         guard_status: i % 5 === 0 ? 'OWASP' : 'PASS',
       });
     }
+    // A request a Core Rule Set rule blocked on a parameter, which offers an exception.
+    engine.logStore.append(`access:${siteId}`, {
+      _timestamp: now - 30_000,
+      src_ip: '192.0.2.9',
+      request: 'GET /search?q=1%20union%20select%20password HTTP/1.1',
+      status: 403,
+      guard_status: 'OWASP',
+      action: 'block',
+      waf_triggered_rules: '942100',
+      waf_triggered_targets: '942100 ARGS:q',
+    });
     engine.logStore.append(`access:${siteId}`, {
       _timestamp: now - 90_000,
       parsed: 0,
@@ -221,6 +236,14 @@ describe('the console in Simplified Chinese', () => {
     await page.getByTestId('explain-modal').getByRole('button', { name: zhCN['explain.run'], exact: true }).click();
     await page.getByTestId('explain-result').waitFor();
     await check('explain dialog with outcomes');
+    await closeDialog();
+    await page.getByTestId('log-query').fill('waf_triggered_rules:942100');
+    await page.getByTestId('log-query').press('Enter');
+    await expect.poll(() => page.getByTestId('result-row').count()).toBe(1);
+    await page.getByTestId('expand-row').first().click();
+    await page.getByTestId('create-exception').click();
+    await page.getByTestId('exception-modal').locator('[data-testid="proposal-preview"] [data-cleared]').waitFor();
+    await check('create exception dialog');
     await closeDialog();
     await page.getByTestId('log-query').fill('status:(403');
     await page.getByTestId('log-query').press('Enter');

@@ -1,0 +1,54 @@
+import type { Page } from 'playwright-core';
+
+/**
+ * The false-positive workflow: "Create exception" on a record of the log search, and on the rules
+ * page's basic rules tab the site's rule exclusions, the allowed content types, and the switches of
+ * single rules in a group's list.
+ */
+export class WafExclusionsPage {
+  constructor(readonly page: Page) {}
+
+  // The search page
+
+  exceptionAction() {
+    return this.page.getByTestId('record-detail').getByTestId('create-exception');
+  }
+
+  exceptionDialog() {
+    return this.page.getByRole('dialog', { name: 'Create exception' });
+  }
+
+  proposal(ruleId: number) {
+    return this.exceptionDialog().locator(`[data-testid="proposal"][data-rule="${ruleId}"]`);
+  }
+
+  /** The number of stored requests the proposal's preview says would have passed, once it is counted. */
+  async previewCleared(ruleId: number): Promise<number> {
+    const counted = this.proposal(ruleId).locator('[data-testid="proposal-preview"] [data-cleared]');
+    await counted.waitFor();
+    return Number(await counted.getAttribute('data-cleared'));
+  }
+
+  // The rules page
+
+  exclusionsSection() {
+    return this.page.getByTestId('waf-exclusions');
+  }
+
+  exclusionRow(ruleId: number) {
+    return this.page.locator(`[data-testid="exclusions-table"] tr[data-rule="${ruleId}"]`);
+  }
+
+  contentTypes() {
+    return this.page.getByTestId('content-types');
+  }
+
+  contentTypesSource() {
+    return this.page.getByTestId('content-types-source');
+  }
+
+  /** The row of a rule in the open group's list. */
+  groupRule(ruleId: number) {
+    return this.page.locator(`[data-testid="group-rules"] tr[data-rule="${ruleId}"]`);
+  }
+}
