@@ -209,18 +209,28 @@ export class BasicRulesService {
 
   groups(siteId: string): BasicRuleGroupView[] {
     const record = this.#site(siteId);
-    return RULE_GROUPS.map((g) => this.#groupView(g, record.groups[g.id] ?? DEFAULT_GROUP));
+    return RULE_GROUPS.map((g) => this.#groupView(g, record.groups[g.id] ?? DEFAULT_GROUP, record));
   }
 
-  #groupView(group: RuleGroup, setting: RuleGroupSetting): BasicRuleGroupView {
-    const counts = this.#deps.ruleSets.current?.counts.find((c) => c.group.id === group.id);
+  /** `enabledRuleCount` leaves out the rules of the level that the site switched off (site-wide exclusions). */
+  #groupView(group: RuleGroup, setting: RuleGroupSetting, record: SiteBasicRulesRecord): BasicRuleGroupView {
+    const loaded = this.#deps.ruleSets.current;
+    const counts = loaded?.counts.find((c) => c.group.id === group.id);
+    const level = paranoiaOf(setting.level);
+    const off = new Set((record.exclusions ?? []).filter((e) => e.target === '' && e.path === '').map((e) => e.ruleId));
+    const switchedOff =
+      off.size === 0
+        ? 0
+        : (loaded?.levels ?? []).filter(
+            (r) => r.group.id === group.id && r.scoring && r.level <= level && off.has(Number(r.id)),
+          ).length;
     return {
       id: group.id,
       name: group.name,
       file: group.crsFile,
       enabled: setting.enabled,
       level: setting.level,
-      enabledRuleCount: counts ? (counts.enabled[paranoiaOf(setting.level) - 1] ?? 0) : 0,
+      enabledRuleCount: counts ? Math.max(0, (counts.enabled[level - 1] ?? 0) - switchedOff) : 0,
       ruleCount: counts ? counts.enabled[3] : 0,
     };
   }
@@ -235,7 +245,7 @@ export class BasicRulesService {
     // A new combination of switched-off groups needs its own compiled rule set (a few hundred ms):
     // build it now, in the operator's request, rather than in the site's next verdict.
     this.#sync();
-    return this.#groupView(group, setting);
+    return this.#groupView(group, setting, this.#site(siteId));
   }
 
   groupRules(siteId: string, groupId: string): GroupRuleView[] {
@@ -303,12 +313,15 @@ export class BasicRulesService {
         throw new RampartError(
           'NAME_TAKEN',
           `ruleId: rule ${exclusion.ruleId} is already excluded here (exclusion ${same.id}: ${same.reason})`,
-          { field: 'ruleId', params: { id: same.id } },
+          { field: 'ruleId', params: { id: same.id, name: `rule ${exclusion.ruleId}` } },
         );
       }
       list.push(exclusion);
     });
     this.#sync();
+    // The site's clients denied for a minute after a rule fired were denied by rules as they stood:
+    // an operator retrying the request the exclusion is for must not meet that denial.
+    this.#forgiveDenials(siteId);
     return { ...exclusion, ruleMessage: this.#ruleMessages().get(exclusion.ruleId) ?? null };
   }
 
@@ -328,14 +341,20 @@ export class BasicRulesService {
    * The narrowest exclusions that would have let a stored access record of the site through (see
    * exclusions.ts proposeFor), without those the site already has.
    */
-  proposeExclusions(siteId: string, record: Readonly<Record<string, unknown>>): ExclusionSpec[] {
+  proposeExclusions(
+    siteId: string,
+    record: Readonly<Record<string, unknown>>,
+  ): (ExclusionSpec & { ruleMessage: string | null })[] {
     const existing = this.#site(siteId).exclusions ?? [];
-    return proposeFor(record).filter(
-      (p) =>
-        !existing.some(
-          (e) => e.ruleId === p.ruleId && e.path === p.path && e.target.toLowerCase() === p.target.toLowerCase(),
-        ),
-    );
+    const messages = this.#ruleMessages();
+    return proposeFor(record)
+      .filter(
+        (p) =>
+          !existing.some(
+            (e) => e.ruleId === p.ruleId && e.path === p.path && e.target.toLowerCase() === p.target.toLowerCase(),
+          ),
+      )
+      .map((p) => ({ ...p, ruleMessage: messages.get(p.ruleId) ?? null }));
   }
 
   /** The site's exclusions as specs (for counting what they clear in stored records). */
@@ -646,6 +665,11 @@ export class BasicRulesService {
         `ModSecurity: Warning. Matched "Operator \`Rx' with parameter \`^.*$' against variable \`REQUEST_HEADERS:X-CRS-Test' (Value: \`${clean}' ) [id "999999"] [msg "${clean}"] [uri "${facts.uri.replace(/"/g, '%22').slice(0, 1024)}"]`,
       );
     }
+  }
+
+  #forgiveDenials(siteId: string): void {
+    const prefix = `${siteId} `;
+    for (const key of this.#denials.keys()) if (key.startsWith(prefix)) this.#denials.delete(key);
   }
 
   #deny(siteId: string, ip: string): void {

@@ -367,7 +367,10 @@ export const proposeWafExclusions = defineContract({
   module: 'basic',
   params: idParams,
   body: z.object({ recordId: z.string().min(1, 'is required').max(512) }).strict(),
-  response: z.object({ items: z.array(exclusionSpec), request: z.string() }),
+  response: z.object({
+    items: z.array(exclusionSpec.extend({ ruleMessage: z.string().nullable() })),
+    request: z.string(),
+  }),
 });
 
 export const previewWafExclusion = defineContract({

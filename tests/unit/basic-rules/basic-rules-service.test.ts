@@ -351,6 +351,17 @@ describe('exclusions', () => {
     expect(service.exclusions(site.id)).toEqual([expect.objectContaining({ id: off.id, reason: 'Legacy app' })]);
   });
 
+  it('an exclusion lifts the denials its site made before it, and its group counts the rule as off', async () => {
+    const { service } = await setUp('small');
+    const site = await addSite('site_a');
+    expect(service.inspect(sqli('/search?q=union%20select'), site, ip).blocked).toBe(true);
+    expect(service.isDenied(site.id, ip, clock.now())).toBe(true);
+    const before = service.groups(site.id).find((g) => g.id === '008')!.enabledRuleCount;
+    await service.createExclusion(site.id, { ruleId: 942100, target: '', path: '', reason: 'Legacy app' }, by);
+    expect(service.isDenied(site.id, ip, clock.now())).toBe(false);
+    expect(service.groups(site.id).find((g) => g.id === '008')!.enabledRuleCount).toBe(before - 1);
+  });
+
   it('refuses the same exclusion twice, naming the one there is', async () => {
     const { service } = await setUp('small');
     const site = await addSite('site_a');
@@ -385,10 +396,10 @@ describe('exclusions', () => {
       waf_triggered_targets: '942100 ARGS:q\n942100 ARGS:text\n920420 TX:content_type',
     };
     expect(service.proposeExclusions(site.id, record)).toEqual([
-      { ruleId: 942100, target: 'ARGS:q', path: '/search' },
-      { ruleId: 942100, target: 'ARGS:text', path: '/search' },
+      { ruleId: 942100, target: 'ARGS:q', path: '/search', ruleMessage: 'SQLi' },
+      { ruleId: 942100, target: 'ARGS:text', path: '/search', ruleMessage: 'SQLi' },
       // TX is the rule's own bookkeeping, not a request variable: the whole rule, on this path.
-      { ruleId: 920420, target: '', path: '/search' },
+      { ruleId: 920420, target: '', path: '/search', ruleMessage: 'Request content type is not allowed by policy' },
     ]);
     await service.createExclusion(site.id, { ruleId: 942100, target: 'ARGS:q', path: '/search', reason: 'a' }, by);
     expect(service.proposeExclusions(site.id, record).map((p) => p.target)).toEqual(['ARGS:text', '']);
