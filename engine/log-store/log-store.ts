@@ -493,10 +493,10 @@ export class LogStore {
       writeBufferSize: 64 * 1024 * 1024,
       // LevelDB maps each open table file, and every page it reads stays in the engine's resident
       // memory while the file is open: at the default 1,000 a full scan of a 10 M-record store left
-      // 1,121 MB of file pages resident, so RSS grew with the store (and at 128, the soak's file
-      // pages still grew from 58 to about 250 MB as its store passed 128 tables). At 64 tables of
-      // 2 MB they stay under 128 MB; bench:search did not move between 32, 128 and 1,000.
-      maxOpenFiles: 64,
+      // 1,121 MB of file pages resident, so RSS grew with the store. The soak's file pages grew
+      // from 58 MB to about 250 MB at 128 tables and to 155 MB at 64. At 16 tables of 2 MB they
+      // stay under 32 MB; bench:search and bench:log-store did not move between 16 and 1,000.
+      maxOpenFiles: 16,
     });
     try {
       await db.open();
