@@ -217,7 +217,7 @@ export class BasicRulesService {
     const loaded = this.#deps.ruleSets.current;
     const counts = loaded?.counts.find((c) => c.group.id === group.id);
     const level = paranoiaOf(setting.level);
-    const off = new Set((record.exclusions ?? []).filter((e) => e.target === '' && e.path === '').map((e) => e.ruleId));
+    const off = siteWideOff(record);
     const switchedOff =
       off.size === 0
         ? 0
@@ -254,8 +254,7 @@ export class BasicRulesService {
     const setting = record.groups[group.id] ?? DEFAULT_GROUP;
     const level = paranoiaOf(setting.level);
     const levels = this.#deps.ruleSets.current?.levels ?? [];
-    const off = new Map<number, WafExclusionRecord>();
-    for (const e of record.exclusions ?? []) if (e.target === '' && e.path === '') off.set(e.ruleId, e);
+    const off = siteWideOff(record);
     return levels
       .filter((r) => r.group.id === group.id && r.scoring)
       .map((r) => {
@@ -303,12 +302,7 @@ export class BasicRulesService {
       const list = (record.exclusions ??= []);
       if (list.length >= WAF_EXCLUSION_LIMITS.perSite)
         throw fail('ruleId', `a site can have at most ${WAF_EXCLUSION_LIMITS.perSite} exclusions`);
-      const same = list.find(
-        (e) =>
-          e.ruleId === exclusion.ruleId &&
-          e.path === exclusion.path &&
-          e.target.toLowerCase() === exclusion.target.toLowerCase(),
-      );
+      const same = list.find((e) => sameExclusion(e, exclusion));
       if (same) {
         throw new RampartError(
           'NAME_TAKEN',
@@ -348,12 +342,7 @@ export class BasicRulesService {
     const existing = this.#site(siteId).exclusions ?? [];
     const messages = this.#ruleMessages();
     return proposeFor(record)
-      .filter(
-        (p) =>
-          !existing.some(
-            (e) => e.ruleId === p.ruleId && e.path === p.path && e.target.toLowerCase() === p.target.toLowerCase(),
-          ),
-      )
+      .filter((p) => !existing.some((e) => sameExclusion(e, p)))
       .map((p) => ({ ...p, ruleMessage: messages.get(p.ruleId) ?? null }));
   }
 
@@ -700,6 +689,18 @@ export class BasicRulesService {
 function runtimeKey(record: SiteBasicRulesRecord | undefined, plugin: boolean): string {
   const off = RULE_GROUPS.filter((g) => record?.groups[g.id]?.enabled === false).map((g) => g.id);
   return `${off.join(',') || '-'} ${plugin ? 'plugin' : 'other'} ${JSON.stringify(record ?? null)}`;
+}
+
+/** The same rule, path and target (targets ignoring case, as the WAF matches them). */
+function sameExclusion(a: ExclusionSpec, b: ExclusionSpec): boolean {
+  return a.ruleId === b.ruleId && a.path === b.path && a.target.toLowerCase() === b.target.toLowerCase();
+}
+
+/** A site's rules switched off for the whole site (whole-rule, every-path exclusions), by rule id. */
+function siteWideOff(record: SiteBasicRulesRecord): Map<number, WafExclusionRecord> {
+  const off = new Map<number, WafExclusionRecord>();
+  for (const e of record.exclusions ?? []) if (e.target === '' && e.path === '') off.set(e.ruleId, e);
+  return off;
 }
 
 /** Custom rule names are unique per site, ignoring case. */

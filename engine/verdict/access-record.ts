@@ -83,7 +83,7 @@ export function accessRecord(
     waf_triggered_categories: verdict.waf.categories.join(','),
     waf_triggered_score: verdict.waf.score,
     // Which variable each rule fired on (`942100 ARGS:q` per line): what a proposed exclusion names.
-    waf_triggered_targets: capText((verdict.waf.targets ?? []).join('\n')),
+    waf_triggered_targets: verdict.waf.targets?.length ? capText(verdict.waf.targets.join('\n')) : '',
     // 'missing' when the site's basic rule groups were to run but no Core Rule Set is loaded.
     waf_rule_set: verdict.waf.ruleSet ?? '',
     source_type: 'web',
