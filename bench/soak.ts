@@ -586,17 +586,36 @@ try {
       // Between a kill and the next start.
     }
   }, 2000);
-  // Where that memory is (diagnostic): the engine's V8 heap and its memory outside it, every 10 s.
-  const heap: { slice: number; at: number; total: number; used: number; external: number }[] = [];
+  // Where that memory is (diagnostic), every 10 s: the engine's V8 heap and its memory outside it,
+  // and the pages of LevelDB's table files it has mapped (/proc/<pid>/smaps).
+  const heap: { slice: number; at: number; total: number; used: number; external: number; tablesMb: number; tables: number }[] = [];
+  let heapFailure = '';
   const heapSampler = setInterval(() => {
-    if (!engineUp) return;
+    const pid = engine?.child.pid;
+    if (!engineUp || pid === undefined) return;
     const at = Date.now() - sliceStart;
     const ofSlice = slice;
+    let tablesKb = 0;
+    let tables = 0;
+    try {
+      let inTable = false;
+      for (const row of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+        if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) {
+          inTable = row.endsWith('.ldb') || row.endsWith('.ldb (deleted)');
+          if (inTable) tables++;
+        } else if (inTable && row.startsWith('Rss:')) tablesKb += Number(row.split(/\s+/)[1]);
+      }
+    } catch {
+      return; // Between a kill and the next start.
+    }
     fetch(`${engine!.consoleUrl}/metrics`, {
       headers: { cookie: admin.cookie ?? '' },
       signal: AbortSignal.timeout(5_000),
     })
-      .then((response) => response.text())
+      .then(async (response) => {
+        if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
+        return response.text();
+      })
       .then((text) => {
         const mb = (name: string): number => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1]) / 1e6;
         heap.push({
@@ -605,9 +624,14 @@ try {
           total: mb('nodejs_heap_size_total_bytes'),
           used: mb('nodejs_heap_size_used_bytes'),
           external: mb('nodejs_external_memory_bytes'),
+          tablesMb: tablesKb / 1024,
+          tables,
         });
       })
-      .catch(() => undefined);
+      .catch((error: unknown) => {
+        const text = error instanceof Error ? error.message : String(error);
+        if (text !== heapFailure) log(`memory sampler: ${(heapFailure = text)}`);
+      });
   }, 10_000);
 
   const brokerRestart = async (): Promise<void> => {
@@ -716,13 +740,15 @@ try {
     const heapTotal = median(lateHeap.map((h) => h.total));
     const heapUsed = median(lateHeap.map((h) => h.used));
     const external = median(lateHeap.map((h) => h.external));
+    const tablesMb = median(lateHeap.map((h) => h.tablesMb));
+    const tablesMapped = median(lateHeap.map((h) => h.tables));
     sliceResults.push({ p99: p99ms, answered, errors, rssMb, anonMb });
     console.log(`soak_slice: ${slice}`);
     line('soak_verdict_p99_ms', p99ms, 'ms', 2);
     line('soak_rss_mb', rssMb, 'MB');
     line('soak_rss_anon_mb', anonMb, 'MB');
     console.log(
-      `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines, ${backlogNow} at the end; V8 heap ${heapTotal.toFixed(0)} MB (${heapUsed.toFixed(0)} MB used), external ${external.toFixed(0)} MB`,
+      `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines, ${backlogNow} at the end; V8 heap ${heapTotal.toFixed(0)} MB (${heapUsed.toFixed(0)} MB used), external ${external.toFixed(0)} MB; ${tablesMapped.toFixed(0)} table files mapped, ${tablesMb.toFixed(0)} MB of them resident`,
     );
     backlog = 0;
     // The squeeze's "before": the soak logs' oldest records while the engine still runs.

@@ -491,12 +491,16 @@ export class LogStore {
       // 64 MB an intake's stream is stored about 13 % faster than at 16 MB (bench:ingest), for up
       // to two memtables' memory.
       writeBufferSize: 64 * 1024 * 1024,
-      // LevelDB maps each open table file, and every page it reads stays in the engine's resident
-      // memory while the file is open: at the default 1,000 a full scan of a 10 M-record store left
-      // 1,121 MB of file pages resident, so RSS grew with the store. The soak's file pages grew
-      // from 58 MB to about 250 MB at 128 tables and to 155 MB at 64. At 16 tables of 2 MB they
-      // stay under 32 MB; bench:search and bench:log-store did not move between 16 and 1,000.
-      maxOpenFiles: 16,
+      // LevelDB maps each open table file, and every page a read touches stays in the engine's
+      // resident memory while the file stays open. At the default 1,000 open files a full scan of a
+      // 10 M-record store left 1,121 MB of file pages resident, so RSS grew with the store. LevelDB
+      // 1.20 raises any lower setting to 74, which keeps 64 tables open: the floor, set as is.
+      maxOpenFiles: 74,
+      // What bounds those pages, then, is the size of a table: at 512 KB the 64 open ones hold at
+      // most 32 MB (at the default 2 MB, 128 MB: the soak's file pages grew from 56 to 152 MB). The
+      // memtable's own level-0 tables are larger, but compactions soon replace them.
+      // bench:log-store and bench:search did not move (docs/DESIGN.md 2a).
+      maxFileSize: 512 * 1024,
     });
     try {
       await db.open();
