@@ -12,14 +12,17 @@
  *   one-minute denial does not decide the next request; blocked is `X-Rampart-Guard: OWASP`.
  * - `modsecurity_pl1_*` / `modsecurity_pl2_*`: nginx proxying to the same origin with ModSecurity on
  *   (request bodies inspected); blocked is a 403.
- * - Each Rampart method at `loose` (every rule group at paranoia level 1, Rampart's defaults) and
- *   `normal` (every group at level 2).
+ * - Each Rampart method at `loose` (every rule group at paranoia level 1, Rampart's defaults),
+ *   `normal` (every group at level 2) and `normal_opinion` (normal with the second opinion on:
+ *   engine/basic-rules/second-opinion.ts).
  *
  * Prints, per side and level, `<side>_<level>_detection_pct` (attacks blocked),
  * `<side>_<level>_false_positive_pct` (benign requests blocked) and `<side>_<level>_accuracy_pct`,
  * and as comment lines the same per attack family / benign kind and per place in the request.
- * Every request carries a valid token for its site, so the probe never decides; benign requests are
- * sent before attacks, so nothing an attack set off (a ban) can count as a false positive.
+ * Every request carries a valid token for its site, so the probe never decides (for the second
+ * opinion, every client is a probed browser), and comes from its own client address, so no client
+ * has a history; benign requests are sent before attacks, so nothing an attack set off (a ban) can
+ * count as a false positive.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -42,6 +45,25 @@ const CONCURRENCY = 8;
 const GROUPS = ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012'];
 const LEVELS = ['loose', 'normal'] as const;
 type Level = (typeof LEVELS)[number];
+/** Rampart's variants: each level as it ships, and normal with the second opinion switched on. */
+const VARIANTS: readonly { name: string; level: Level; secondOpinion: boolean }[] = [
+  { name: 'loose', level: 'loose', secondOpinion: false },
+  { name: 'normal', level: 'normal', secondOpinion: false },
+  { name: 'normal_opinion', level: 'normal', secondOpinion: true },
+];
+
+/**
+ * A client address per request (the second opinion counts a client's earlier blocks, and the
+ * corpus is not one client): 127.a.b.c on loopback for the proxy, 10.a.b.c for the plugin's
+ * X-Rampart-Remote-Addr.
+ */
+function clientAddresses(first: number): () => string {
+  let n = 0;
+  return () => {
+    const k = n++;
+    return `${first}.${(Math.floor(k / 64_516) % 254) + 1}.${(Math.floor(k / 254) % 254) + 1}.${(k % 254) + 1}`;
+  };
+}
 
 interface Answer {
   status: number;
@@ -56,9 +78,11 @@ function send(
   path: string,
   headers: Record<string, string>,
   body?: string,
+  localAddress?: string,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
+    const options = { host: '127.0.0.1', port, method, path, headers, agent, ...(localAddress ? { localAddress } : {}) };
+    const req = httpRequest(options, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
     });
@@ -162,11 +186,13 @@ async function proxyListening(admin: ApiClient, port: number): Promise<void> {
   }
 }
 
-async function setLevel(admin: ApiClient, siteId: string, level: Level): Promise<void> {
+async function setLevel(admin: ApiClient, siteId: string, level: Level, secondOpinion: boolean): Promise<void> {
   for (const group of GROUPS) {
     const res = await admin.request('PUT', `/sites/${siteId}/basic-rules/groups/${group}`, { enabled: true, level });
     if (res.status !== 200) throw new Error(`group ${group} of ${siteId} was not set to ${level}: ${res.status}`);
   }
+  const res = await admin.request('PUT', `/sites/${siteId}/basic-rules/second-opinion`, { enabled: secondOpinion });
+  if (res.status !== 200) throw new Error(`the second opinion of ${siteId} was not set: ${res.status}`);
 }
 
 /** The two Rampart access methods at both levels: four sites on one engine. */
@@ -207,11 +233,11 @@ async function startRampart(originPort: number): Promise<Side[]> {
   });
 
   const sides: Side[] = [];
-  for (const level of LEVELS) {
+  for (const { name: variant, level, secondOpinion } of VARIANTS) {
     const proxyPort = await freePort();
-    const domain = `proxy-${level}.example.com`;
+    const domain = `proxy-${variant.replace('_', '-')}.example.com`;
     const proxy = await admin.request<{ id: string }>('POST', '/sites', {
-      name: `proxy ${level}`,
+      name: `proxy ${variant}`,
       domain,
       runMode: 'block',
       accessMethod: 'cname',
@@ -225,35 +251,38 @@ async function startRampart(originPort: number): Promise<Side[]> {
     });
     if (proxy.status !== 201)
       throw new Error(`the CNAME site was not created: ${proxy.status} ${JSON.stringify(proxy.body)}`);
-    await setLevel(admin, proxy.body.id, level);
+    await setLevel(admin, proxy.body.id, level, secondOpinion);
     await proxyListening(admin, proxyPort);
     const proxyToken = tokenFor(proxy.body.id);
+    const proxyClient = clientAddresses(127);
     sides.push({
-      name: `proxy_${level}`,
+      name: `proxy_${variant}`,
       judge: async (r) => {
         const headers = withBodyLength(withToken({ ...r.headers, host: domain }, proxyToken), r.body);
-        return (await send(proxyPort, r.method, r.uri, headers, r.body)).status !== 200;
+        return (await send(proxyPort, r.method, r.uri, headers, r.body, proxyClient())).status !== 200;
       },
     });
 
+    const pluginDomain = `plugin-${variant.replace('_', '-')}.example.com`;
     const plugin = await admin.request<{ id: string }>('POST', '/sites', {
-      name: `plugin ${level}`,
-      domain: `plugin-${level}.example.com`,
+      name: `plugin ${variant}`,
+      domain: pluginDomain,
       runMode: 'monitor',
       accessMethod: 'plugin',
     });
     if (plugin.status !== 201) throw new Error(`the plugin site was not created: ${plugin.status}`);
-    await setLevel(admin, plugin.body.id, level);
+    await setLevel(admin, plugin.body.id, level, secondOpinion);
     const pluginToken = tokenFor(plugin.body.id);
+    const pluginClient = clientAddresses(10);
     sides.push({
-      name: `plugin_${level}`,
+      name: `plugin_${variant}`,
       judge: async (r) => {
         // As nginx's auth_request sends it: the client's headers and method, no body.
         const headers: Record<string, string> = {
-          ...withToken({ ...r.headers, host: `plugin-${level}.example.com` }, pluginToken),
+          ...withToken({ ...r.headers, host: pluginDomain }, pluginToken),
           'x-rampart-site': plugin.body.id,
           'x-rampart-key': global.body.accessKey,
-          'x-rampart-remote-addr': '198.51.100.20',
+          'x-rampart-remote-addr': pluginClient(),
           'x-original-uri': r.uri,
           'x-original-method': r.method,
           ...(r.body === undefined ? {} : { 'x-original-content-length': String(Buffer.byteLength(r.body)) }),

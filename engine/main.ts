@@ -398,7 +398,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       brokerConfigs().flatMap((c) =>
         intakes.kafkaLag(c.id).map((l) => ({ config: c.id, partition: l.partition, lag: l.lag })),
       ),
-    storeBytes: async () => (await logStore.logs()).reduce((sum, log) => sum + log.approxBytes, 0),
+    // LevelDB's estimate in one call: the per-log sizes flush first and seek each log's span, which
+    // under a heavy stream (a write stall behind compactions) outlasted a 5 s scrape.
+    storeBytes: () => logStore.approximateBytes(),
   });
   let gatewayListening = false;
   const system = {
@@ -551,9 +553,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     isBanned: (siteId, srcIp, deviceId, now, threatStore) => bans.isBanned(siteId, srcIp, deviceId, now, threatStore),
     globalList: (srcIp) => globalLists.check(srcIp),
     botTypeOf: (userAgent) => intel.lookup('', userAgent).intel.bot_type,
-    inspect: (request, site, srcIp) => {
+    inspect: (request, site, srcIp, probe) => {
       const started = performance.now();
-      const outcome = basicRules.inspect(request, site, srcIp);
+      const outcome = basicRules.inspect(request, site, srcIp, probe);
       metrics.wafSeconds((performance.now() - started) / 1000);
       return outcome;
     },
@@ -610,9 +612,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     logger,
     ports,
     waf: {
-      begin: (request, site, srcIp) => {
+      begin: (request, site, srcIp, probe) => {
         const started = performance.now();
-        const open = basicRules.begin(request, site, srcIp);
+        const open = basicRules.begin(request, site, srcIp, probe);
         metrics.wafSeconds((performance.now() - started) / 1000);
         return open;
       },

@@ -58,6 +58,8 @@ export function readSubject(sources: SubjectSources, ref: SubjectRef): unknown {
     case 'contentTypes':
       // null: the site uses Rampart's default list.
       return ref.siteId === undefined ? undefined : { types: doc.basicRules[ref.siteId]?.contentTypes ?? null };
+    case 'secondOpinion':
+      return ref.siteId === undefined ? undefined : { enabled: doc.basicRules[ref.siteId]?.secondOpinion === true };
     case 'logConfig':
       return byId(doc.logConfigs);
     case 'event':

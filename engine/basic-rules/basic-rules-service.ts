@@ -21,7 +21,7 @@ import type {
   WafExclusionRecord,
 } from '#engine/config-store';
 import type { CompiledSite } from '#engine/sites';
-import { NO_WAF_MATCH, type RequestFacts, type WafOutcome } from '#engine/verdict';
+import { NO_WAF_MATCH, type ProbeSignal, type RequestFacts, type WafOutcome } from '#engine/verdict';
 import {
   compileCustomRules,
   PAIR_LOCATIONS,
@@ -50,6 +50,7 @@ import {
   type ExclusionSpec,
 } from './exclusions.ts';
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
+import { BlockHistory, DEFAULT_THRESHOLD, opinionText, weigh } from './second-opinion.ts';
 
 const paranoiaOf = (level: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(level) + 1;
 
@@ -131,6 +132,13 @@ interface SiteRuntime {
   named: ReadonlySet<string>;
   /** The site's groups are on but no rule set is loaded: only its custom rules run. */
   ruleSetMissing: boolean;
+  /** Whether the second opinion reconsiders the anomaly score's blocks (second-opinion.ts). */
+  secondOpinion: boolean;
+}
+
+/** Whether a site's anomaly-score blocks get the second opinion. */
+export interface SecondOpinionView {
+  enabled: boolean;
 }
 
 /** The answer for a request no rule inspected because no rule set is loaded (access log `waf_rule_set`). */
@@ -185,6 +193,8 @@ export class BasicRulesService {
   /** For a site that has no runtime yet (created since the last check): every group on, loose. */
   #fallback: SiteRuntime | null = null;
   readonly #denials = new Map<string, number>();
+  /** Blocks per client and site in the last hour: the second opinion's history signal. */
+  readonly #history = new BlockHistory();
 
   constructor(deps: BasicRulesServiceDeps) {
     this.#deps = deps;
@@ -373,6 +383,23 @@ export class BasicRulesService {
     return this.contentTypes(siteId);
   }
 
+  /** Whether the second opinion reconsiders the site's anomaly-score blocks (second-opinion.ts). */
+  secondOpinion(siteId: string): SecondOpinionView {
+    return { enabled: this.#site(siteId).secondOpinion === true };
+  }
+
+  async setSecondOpinion(siteId: string, input: SecondOpinionView): Promise<SecondOpinionView> {
+    this.#site(siteId);
+    await this.#deps.store.update((doc) => {
+      const record = (doc.basicRules[siteId] ??= { groups: {}, customRules: [] });
+      if (input.enabled) record.secondOpinion = true;
+      else delete record.secondOpinion;
+    });
+    this.#history.forget(siteId);
+    this.#sync();
+    return this.secondOpinion(siteId);
+  }
+
   customRules(siteId: string): CustomRuleView[] {
     return this.#site(siteId).customRules.map(view);
   }
@@ -426,7 +453,7 @@ export class BasicRulesService {
     this.#sync();
   }
 
-  /** A copied site gets the original's groups, custom rules and exclusions (with new ids) and content types. */
+  /** A copied site gets the original's groups, custom rules and exclusions (with new ids), content types and second opinion. */
   async copySite(fromId: string, toId: string): Promise<void> {
     const from = this.#deps.store.data.basicRules[fromId];
     if (!from) return;
@@ -438,6 +465,7 @@ export class BasicRulesService {
           ? { exclusions: from.exclusions.map((e) => ({ ...structuredClone(e), id: newId('ex', this.#deps.random) })) }
           : {}),
         ...(from.contentTypes ? { contentTypes: [...from.contentTypes] } : {}),
+        ...(from.secondOpinion ? { secondOpinion: true } : {}),
       };
     });
     this.#sync();
@@ -549,6 +577,7 @@ export class BasicRulesService {
       exclusions: SiteExclusions.compile(record?.exclusions),
       named: loaded?.named ?? RECOMMENDED_IDS,
       ruleSetMissing: loaded === null && groupsOn,
+      secondOpinion: record?.secondOpinion === true,
     };
   }
 
@@ -565,8 +594,8 @@ export class BasicRulesService {
   }
 
   /** The verdict pipeline's WAF stage. */
-  inspect(facts: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome {
-    return this.#inspect(facts, site, srcIp, false).outcome;
+  inspect(facts: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal = 'none'): WafOutcome {
+    return this.#inspect(facts, site, srcIp, probe, false).outcome;
   }
 
   /**
@@ -575,11 +604,17 @@ export class BasicRulesService {
    * the origin's status, headers and first body bytes. `respond` answers null when nothing new
    * matched; otherwise the rules the response phases added, and whether they block.
    */
-  begin(facts: RequestFacts, site: CompiledSite, srcIp: string): OpenInspection {
-    return this.#inspect(facts, site, srcIp, true);
+  begin(facts: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal = 'none'): OpenInspection {
+    return this.#inspect(facts, site, srcIp, probe, true);
   }
 
-  #inspect(facts: RequestFacts, site: CompiledSite, srcIp: string, keepOpen: boolean): OpenInspection {
+  #inspect(
+    facts: RequestFacts,
+    site: CompiledSite,
+    srcIp: string,
+    probe: ProbeSignal,
+    keepOpen: boolean,
+  ): OpenInspection {
     const runtime = this.#runtime(site.id);
     if (runtime === null || (runtime.waf === null && runtime.custom === null))
       return closed(runtime?.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH);
@@ -590,6 +625,7 @@ export class BasicRulesService {
     const targets: string[] = [];
     let blocked = false;
     let score = 0;
+    let opinion: string | undefined;
     let transaction: WafTransaction | null = null;
     const named = runtime.named;
     if (runtime.waf && runtime.levels) {
@@ -603,6 +639,20 @@ export class BasicRulesService {
       collect(outcome.matched, named, ruleIds, categories, targets);
       blocked = outcome.interrupted;
       score = outcome.score;
+      if (blocked && runtime.secondOpinion) {
+        const now = this.#deps.clock.now();
+        const second = weigh({
+          matched: outcome.matched,
+          score,
+          threshold: outcome.threshold ?? DEFAULT_THRESHOLD,
+          probe,
+          earlierBlocks: this.#history.count(site.id, srcIp, now),
+        });
+        if (second !== null) {
+          opinion = opinionText(score, second);
+          blocked = second.blocked;
+        }
+      }
     }
     if (runtime.custom) {
       const fired = runtime.custom.match(customRequest(facts, srcIp, headers));
@@ -613,14 +663,21 @@ export class BasicRulesService {
       }
     }
     if (blocked && site.accessMethod === 'plugin' && site.runMode === 'block') this.#deny(site.id, srcIp);
+    if (blocked && runtime.secondOpinion) this.#history.record(site.id, srcIp, this.#deps.clock.now());
     const outcome: WafOutcome =
       ruleIds.length === 0 && !blocked
         ? runtime.ruleSetMissing
           ? RULE_SET_MISSING
           : NO_WAF_MATCH
-        : runtime.ruleSetMissing
-          ? { blocked, ruleIds, categories, score, targets, ruleSet: 'missing' }
-          : { blocked, ruleIds, categories, score, targets };
+        : {
+            blocked,
+            ruleIds,
+            categories,
+            score,
+            targets,
+            ...(runtime.ruleSetMissing ? { ruleSet: 'missing' as const } : {}),
+            ...(opinion === undefined ? {} : { secondOpinion: opinion }),
+          };
     const open = transaction;
     if (open === null || blocked) return closed(outcome);
     return {

@@ -26,6 +26,7 @@ export type {
   OpenInspection,
   WafExclusionView,
   ContentTypesView,
+  SecondOpinionView,
 } from './basic-rules-service.ts';
 export {
   CRS_CONTENT_TYPES,

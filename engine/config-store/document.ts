@@ -284,14 +284,15 @@ export interface WafExclusionRecord {
 
 /**
  * A site's basic application rules: group switches and levels (absent groups: enabled, loose),
- * custom rules, exclusions (absent: none) and the request content types it allows (absent or
- * null: Rampart's default list).
+ * custom rules, exclusions (absent: none), the request content types it allows (absent or
+ * null: Rampart's default list) and whether the second opinion reconsiders its blocks (absent: off).
  */
 export interface SiteBasicRulesRecord {
   groups: Record<string, RuleGroupSetting>;
   customRules: CustomRuleRecord[];
   exclusions?: WafExclusionRecord[];
   contentTypes?: string[] | null;
+  secondOpinion?: boolean;
 }
 
 /** Where the Core Rule Set comes from: auto-detected, an operator's directory, or an uploaded archive. */

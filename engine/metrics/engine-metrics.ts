@@ -18,7 +18,7 @@ export interface KafkaPartitionLag {
 export interface MetricsSources {
   ingest(): IngestTotals;
   kafkaLag(): readonly KafkaPartitionLag[];
-  /** The log store's size on disk, bytes (its logs' approximate sizes). */
+  /** The log store's size on disk, bytes (LevelDB's estimate over its table files). */
   storeBytes(): Promise<number>;
   /** Monotonic milliseconds (default: performance.now). */
   monotonicNow?: () => number;

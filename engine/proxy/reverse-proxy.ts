@@ -14,6 +14,7 @@ import {
   decide,
   header,
   type GuardStatus,
+  type ProbeSignal,
   type RequestFacts,
   type Verdict,
   type VerdictPorts,
@@ -58,7 +59,7 @@ export interface ReverseProxyDeps {
   logger: Logger;
   /** The verdict pipeline's ports; their `inspect` is replaced by `waf.begin` to keep the response phases. */
   ports: VerdictPorts;
-  waf: { begin(facts: RequestFacts, site: CompiledSite, srcIp: string): OpenInspection };
+  waf: { begin(facts: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal): OpenInspection };
   intel: IntelPort;
   probe: Pick<ProbePort, 'reloadPage'>;
   /** The gateway API's base URL (loopback), which serves the probe, its reports and the pages. */
@@ -214,8 +215,8 @@ export class ReverseProxy {
     // `decide` is synchronous: the transaction its WAF stage opens is picked up right after it.
     this.#ports = {
       ...deps.ports,
-      inspect: (request, site, srcIp) => {
-        const open = deps.waf.begin(request, site, srcIp);
+      inspect: (request, site, srcIp, probe) => {
+        const open = deps.waf.begin(request, site, srcIp, probe);
         this.#open = open;
         return open.outcome;
       },

@@ -4,7 +4,7 @@
  * values; source-IP resolution; and the access log record. No I/O happens here.
  */
 export { decide, NO_WAF_MATCH } from './pipeline.ts';
-export type { Verdict, VerdictPorts, GuardStatus, Action, TokenCheck, WafOutcome } from './pipeline.ts';
+export type { Verdict, VerdictPorts, GuardStatus, Action, TokenCheck, WafOutcome, ProbeSignal } from './pipeline.ts';
 export { resolveSourceIp, cleanIp, header } from './source-ip.ts';
 export { cookieValue, pathOf } from './request.ts';
 export type { RequestFacts, Headers } from './request.ts';

@@ -34,7 +34,16 @@ export interface WafOutcome {
   targets?: string[];
   /** `missing`: the site's rule groups are on but no Core Rule Set is loaded, so none of them ran. */
   ruleSet?: 'missing';
+  /**
+   * The second opinion on an anomaly-score block, when the site has it on and the block was
+   * borderline: `cleared 10 -> 0 (threshold 5): 942260 ARGS:q: no SQL -5; ...` (the access log's
+   * waf_second_opinion).
+   */
+  secondOpinion?: string;
 }
+
+/** What the browser probe's token says of the client, for the WAF's second opinion. */
+export type ProbeSignal = 'browser' | 'bot' | 'none';
 
 export const NO_WAF_MATCH: WafOutcome = Object.freeze({ blocked: false, ruleIds: [], categories: [], score: 0 });
 
@@ -54,7 +63,7 @@ export interface VerdictPorts {
   globalList(srcIp: string): 'pass' | 'block' | null;
   botTypeOf(userAgent: string): CrawlerType | null;
   /** Basic application rules (WAF and custom rules) over the request. */
-  inspect(request: RequestFacts, site: CompiledSite, srcIp: string): WafOutcome;
+  inspect(request: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal): WafOutcome;
   /** A plugin-access client is denied for a while after a basic rule fired on it. */
   wafDenied(siteId: string, srcIp: string, now: number): boolean;
 }
@@ -147,7 +156,7 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
   // The basic rules run before the token check: attack tools rarely carry a token, and an operator
   // (and the overview's attack counters, and CRS's go-ftw) must see what they tried, not only that
   // they were sent to the reload page.
-  verdict.waf = ports.inspect(request, site, srcIp);
+  verdict.waf = ports.inspect(request, site, srcIp, probeSignal(token));
   if (verdict.waf.blocked) return finish(site, verdict, wafGuard(ports));
 
   switch (token.kind) {
@@ -174,6 +183,9 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
   }
   return finish(site, verdict, 'PASS');
 }
+
+const probeSignal = (token: TokenCheck): ProbeSignal =>
+  token.kind !== 'valid' ? 'none' : token.bot ? 'bot' : 'browser';
 
 const wafGuard = (ports: VerdictPorts): GuardStatus => (ports.edition === 'A' ? 'BLOCKED_BY_WAF' : 'OWASP');
 

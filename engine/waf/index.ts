@@ -60,6 +60,8 @@ export type {
   RuleSetLocation,
 } from '#engine/waf/ruleset';
 export { parseSecLang } from '#engine/waf/seclang';
+// Our SQL and HTML tokenizers, for the second opinion on a rule's match (basic-rules).
+export { detectSqli, detectXss } from '#engine/waf/detect';
 export type {
   CustomLocation,
   ConditionLocation,

@@ -153,6 +153,8 @@ export interface MatchedRule {
   line: number;
   /** The variable that matched, e.g. ARGS:q */
   variable: string;
+  /** The value that matched, after the rule's transformations (MATCHED_VAR). */
+  value: string;
 }
 
 export interface WafOutcome {
@@ -163,4 +165,6 @@ export interface WafOutcome {
   matched: MatchedRule[];
   /** Inbound anomaly score at the end of the transaction (tx.anomaly_score / tx.inbound_anomaly_score). */
   score: number;
+  /** tx.inbound_anomaly_score_threshold, when the rule set sets one (CRS does, default 5). */
+  threshold?: number;
 }

@@ -107,6 +107,17 @@ export const wafExclusionsEn = {
   'contentTypes.badLine':
     'Line {line}: “{value}” is not a media type such as application/json (leave out parameters such as ;charset=).',
 
+  'secondOpinion.title': 'Second opinion',
+  'secondOpinion.help':
+    'Off by default. When on, a request the anomaly score would block because of rules of level 2 or above is looked at again before it is blocked, and its access record says what was weighed (waf_second_opinion).',
+  'secondOpinion.label': 'Second opinion on blocks',
+  'secondOpinion.offLabel': 'Off',
+  'secondOpinion.onLabel': 'On',
+  'secondOpinion.signals':
+    "What it weighs: an SQL injection or XSS rule of level 2 or above counts only when Rampart's SQL or HTML tokenizer finds SQL or script in the value it matched; a client that passed the browser probe takes up to 3 points off the other level 2+ rules; each block of the client in the last hour adds 2 (at most 6), and a client the probe found to be automation adds 3. Rules of level 1 always count in full.",
+  'secondOpinion.on': 'Second opinion on: borderline blocks of this site are looked at again.',
+  'secondOpinion.off': 'Second opinion off: the anomaly score alone decides.',
+
   'exception.action': 'Create exception',
   'exception.title': 'Create exception',
   'exception.loading': 'Reading the rules that fired on this request…',

@@ -100,6 +100,17 @@ export const wafExclusionsZhCN = {
   'contentTypes.emptyList': '请至少填写一种内容类型，或恢复默认列表。',
   'contentTypes.badLine': '第 {line} 行：“{value}”不是媒体类型，应类似 application/json（去掉 ;charset= 等参数）。',
 
+  'secondOpinion.title': '二次研判',
+  'secondOpinion.help':
+    '默认关闭。开启后，因 2 级及以上规则使异常分数达到拦截阈值的请求，在拦截前会再次研判，访问记录会写明研判依据（waf_second_opinion）。',
+  'secondOpinion.label': '对拦截进行二次研判',
+  'secondOpinion.offLabel': '关',
+  'secondOpinion.onLabel': '开',
+  'secondOpinion.signals':
+    '研判依据：2 级及以上的 SQL 注入或 XSS 规则，只有当 Rampart 的 SQL 或 HTML 分词器在其匹配的值中发现 SQL 或脚本时才计分；通过浏览器探针的客户端，可从其他 2 级及以上规则的分数中减去最多 3 分；该客户端在过去一小时内每被拦截一次加 2 分（最多 6 分），被探针识别为自动化工具的客户端加 3 分。1 级规则始终全额计分。',
+  'secondOpinion.on': '二次研判已开启：本站点的临界拦截将被再次研判。',
+  'secondOpinion.off': '二次研判已关闭：仅由异常分数决定。',
+
   'exception.action': '创建例外',
   'exception.title': '创建例外',
   'exception.loading': '正在读取此请求上命中的规则…',

@@ -63,7 +63,7 @@ describe('the false-positive workflow, edition B', () => {
   let tokens: TokenService;
   let sent = 0;
 
-  async function api<T>(method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> {
+  async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> {
     const request = page.context().request;
     const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
     const response = await request.fetch(`${engine.url}/api/v1${path}`, {
@@ -313,6 +313,32 @@ describe('the false-positive workflow, edition B', () => {
     expect(await workflow.contentTypesSource().textContent()).toContain("Rampart's default list");
     expect(await field.inputValue()).toBe(defaults);
     expect(await verdict('/upload', typed)).toBe('OWASP');
+  });
+
+  it('switches the second opinion on and off, and a level-2 SQL rule on prose stops blocking while it is on', async () => {
+    const prose = '/search?q=select+the+best+option+from+the+list';
+    await api('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'normal' });
+    try {
+      expect(await verdict(prose)).toBe('OWASP');
+      const panel = workflow.secondOpinion();
+      await panel.scrollIntoViewIfNeeded();
+      expect(await page.locator('#second-opinion-toggle').isChecked()).toBe(false);
+
+      await workflow.secondOpinionSwitch().click();
+      await panel.getByTestId('operation-result').getByText('Second opinion on').waitFor();
+      expect(await api<{ enabled: boolean }>('GET', `/sites/${site}/basic-rules/second-opinion`)).toEqual({
+        enabled: true,
+      });
+      expect(await verdict(prose)).toBe('PASS');
+      expect(await verdict("/item?id=1'%20OR%20'1'='1")).toBe('OWASP');
+
+      await workflow.secondOpinionSwitch().click();
+      await panel.getByTestId('operation-result').getByText('Second opinion off').waitFor();
+      expect(await page.locator('#second-opinion-toggle').isChecked()).toBe(false);
+      expect(await verdict(prose)).toBe('OWASP');
+    } finally {
+      await api('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'loose' });
+    }
   });
 
   it('never sends a request outside the engine origin', () => {

@@ -419,6 +419,41 @@ export const setContentTypes = defineContract({
   response: contentTypesView,
 });
 
+export const secondOpinionView = z
+  .object({
+    enabled: z
+      .boolean()
+      .describe(
+        'whether an anomaly-score block of a level 2+ rule is looked at again (our SQL and HTML tokenizers, the browser probe, the client\'s blocks in the last hour) before it is blocked',
+      ),
+  })
+  .strict();
+
+export const getSecondOpinion = defineContract({
+  method: 'GET',
+  path: '/sites/:id/basic-rules/second-opinion',
+  operationId: 'getSecondOpinion',
+  summary: "Whether the site's anomaly-score blocks get a second opinion (off by default)",
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  response: secondOpinionView,
+});
+
+export const setSecondOpinion = defineContract({
+  method: 'PUT',
+  path: '/sites/:id/basic-rules/second-opinion',
+  operationId: 'setSecondOpinion',
+  summary: "Switch the second opinion on the site's anomaly-score blocks on or off",
+  tag: 'rules',
+  access: MANAGERS,
+  module: 'basic',
+  params: idParams,
+  body: secondOpinionView,
+  response: secondOpinionView,
+});
+
 export const exclusionSuggestion = exclusionSpec.extend({
   requests: z.number().describe('stored requests the rule fired on there (not covered by an exclusion yet)'),
   clients: z.number().describe('distinct client addresses among them'),

@@ -11,6 +11,7 @@ import {
   getBasicRules,
   getContentTypes,
   getRuleSet,
+  getSecondOpinion,
   listBasicRuleGroupRules,
   listCustomRules,
   listWafExclusions,
@@ -18,6 +19,7 @@ import {
   proposeWafExclusions,
   setContentTypes,
   setRuleSetDir,
+  setSecondOpinion,
   suggestWafExclusions,
   updateBasicRuleGroup,
   updateCustomRule,
@@ -96,5 +98,7 @@ export function basicRuleRoutes(deps: ApiDeps): AnyRoute[] {
     }),
     bindRoute(getContentTypes, ({ params }) => basicRules.contentTypes(params.id)),
     bindRoute(setContentTypes, ({ params, body }) => basicRules.setContentTypes(params.id, body)),
+    bindRoute(getSecondOpinion, ({ params }) => basicRules.secondOpinion(params.id)),
+    bindRoute(setSecondOpinion, ({ params, body }) => basicRules.setSecondOpinion(params.id, body)),
   ];
 }

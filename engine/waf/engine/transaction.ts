@@ -99,11 +99,13 @@ export class Transaction extends TransactionSnapshots {
       this.txNumber('anomaly_score') ??
       this.txNumber('inbound_anomaly_score') ??
       0;
+    const threshold = this.txNumber('inbound_anomaly_score_threshold');
     return {
       interrupted: this.interrupted,
       status: this.interrupted ? this.status : 200,
       matched: this.matched,
       score,
+      ...(threshold === undefined ? {} : { threshold }),
     };
   }
 
@@ -407,6 +409,7 @@ export class Transaction extends TransactionSnapshots {
         file: rule.file,
         line: rule.line,
         variable: this.matchedVarName,
+        value: this.matchedVar,
       };
       this.matched.push(m);
       if (this.opts.logSink) {

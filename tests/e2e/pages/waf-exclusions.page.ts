@@ -47,6 +47,15 @@ export class WafExclusionsPage {
     return this.page.getByTestId('content-types-source');
   }
 
+  secondOpinion() {
+    return this.page.getByTestId('second-opinion');
+  }
+
+  /** The second opinion's switch (Carbon's toggle: its label is what a click reaches). */
+  secondOpinionSwitch() {
+    return this.page.locator('label[for="second-opinion-toggle"]');
+  }
+
   /** The row of a rule in the open group's list. */
   groupRule(ruleId: number) {
     return this.page.locator(`[data-testid="group-rules"] tr[data-rule="${ruleId}"]`);

@@ -97,6 +97,8 @@ const TABLE: Record<string, Access> = {
   suggestWafExclusions: 'manager',
   getContentTypes: 'manager',
   setContentTypes: 'manager',
+  getSecondOpinion: 'manager',
+  setSecondOpinion: 'manager',
   listLogs: 'logReader',
   searchLogs: 'logReader',
   logHistogram: 'logReader',

@@ -267,6 +267,14 @@ describe('the audit trail', () => {
         })
       ).status,
     ).toBe(200);
+    expect(
+      (
+        await call(admin, 'setSecondOpinion', 'PUT', '/sites/:id/basic-rules/second-opinion', {
+          params: { id: siteId },
+          body: { enabled: true },
+        })
+      ).status,
+    ).toBe(200);
     await call(admin, 'setRuleSetDir', 'PUT', '/rule-set', { body: { dir: '/nonexistent/crs' } });
     await call(admin, 'uploadRuleSet', 'POST', '/rule-set/upload', { body: {} });
     await call(admin, 'downloadRuleSet', 'POST', '/rule-set/download', { body: { version: 'latest' } });

@@ -215,6 +215,35 @@ describe('basic rules with CRS 3.3.4', () => {
     }
   });
 
+  it('the second opinion, when switched on, clears a level-2 SQL rule on prose and says why; attacks stay blocked', async () => {
+    const site = await createSite('opinion', { runMode: 'block', accessMethod: 'plugin' });
+    await admin.request('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'normal' });
+    const prose = '/search?q=select+the+best+option+from+the+list';
+    // Off by default: CRS's 942260 (paranoia level 2) blocks the sentence.
+    expect((await admin.request('GET', `/sites/${site}/basic-rules/second-opinion`)).body).toEqual({ enabled: false });
+    expect(await verdict(site, prose, '203.0.113.60')).toEqual({ status: 403, guard: 'OWASP' });
+
+    const on = await admin.request('PUT', `/sites/${site}/basic-rules/second-opinion`, { enabled: true });
+    expect(on.status, on.text).toBe(200);
+    const refused = await admin.request('PUT', `/sites/${site}/basic-rules/second-opinion`, { enabled: 'yes' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('enabled');
+    expect(await verdict(site, prose, '203.0.113.61')).toEqual({ status: 204, guard: 'PASS' });
+    // SQL the tokenizer confirms, and level-1 rules, still block.
+    expect(await verdict(site, "/item?id=1'%20OR%20'1'='1", '203.0.113.62')).toEqual({ status: 403, guard: 'OWASP' });
+
+    await engine.logStore.flush();
+    const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+    const byIp = (ip: string) => records.find((r) => r.src_ip === ip);
+    expect(byIp('203.0.113.60')).toMatchObject({ waf_triggered_rules: expect.stringContaining('942260'), waf_second_opinion: '' });
+    expect(byIp('203.0.113.61')).toMatchObject({
+      guard_status: 'PASS',
+      waf_triggered_rules: expect.stringContaining('942260'),
+      waf_second_opinion: expect.stringMatching(/^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:q: no SQL -5/),
+    });
+    expect(byIp('203.0.113.62')).toMatchObject({ guard_status: 'OWASP' });
+  });
+
   it('denies a plugin-access client for one minute after a basic rule fired', async () => {
     const site = await createSite('denial', { runMode: 'block', accessMethod: 'plugin' });
     expect((await verdict(site, "/item?id=1'%20OR%20'1'='1", '203.0.113.50')).guard).toBe('OWASP');

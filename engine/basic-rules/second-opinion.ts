@@ -1,0 +1,186 @@
+import type { ProbeSignal } from '#engine/verdict';
+import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
+
+/**
+ * The second opinion (issue 18, item 4): a request the Core Rule Set's anomaly score would block is
+ * looked at again, with what CRS does not know, before it is blocked.
+ *
+ * - Rules of paranoia level 1 are never discounted: they are the `loose` level's own judgement.
+ * - A rule of level 2 or above in the SQL injection or XSS family counts only when our tokenizers
+ *   (engine/waf/detect) find SQL or script in the value it matched; otherwise its points are taken
+ *   off. These regexes fire on prose with apostrophes and on rich-text markup; the tokenizers read
+ *   the value as SQL or HTML would.
+ * - Other rules of level 2 or above (no tokenizer for their family): a client whose token says it
+ *   passed the browser probe takes up to PROBED_CREDIT points off them.
+ * - The client's history on the site: each block in the last hour adds HISTORY_POINTS (at most
+ *   HISTORY_CAP), and a client the probe flagged as automation adds BOT_POINTS.
+ *
+ * Only blocks are reconsidered: a request under the threshold is never blocked by the opinion.
+ * Points follow CRS's defaults by severity (critical 5, error 4, warning 3, notice 2), once per
+ * match, as the engine adds them.
+ */
+
+export interface OpinionInput {
+  matched: readonly MatchedRule[];
+  /** The inbound anomaly score the WAF ended with. */
+  score: number;
+  /** The score that blocks (tx.inbound_anomaly_score_threshold, CRS's 5 when unset). */
+  threshold: number;
+  probe: ProbeSignal;
+  /** Blocks of this client on this site in the last hour. */
+  earlierBlocks: number;
+}
+
+export interface OpinionSignal {
+  /** `tokenizer`: a level-2+ match checked by our SQL or HTML tokenizer; `probe`, `history`: the client. */
+  kind: 'tokenizer' | 'probe' | 'history';
+  /** Points added (positive) or taken off (negative). */
+  points: number;
+  /** `942260 ARGS:q: no SQL`, `probed browser`, `2 blocks in the last hour`. */
+  detail: string;
+}
+
+export interface Opinion {
+  /** Whether the request is still blocked. */
+  blocked: boolean;
+  /** The score after the signals. */
+  score: number;
+  threshold: number;
+  signals: OpinionSignal[];
+}
+
+export const PROBED_CREDIT = 3;
+export const HISTORY_POINTS = 2;
+export const HISTORY_CAP = 6;
+export const BOT_POINTS = 3;
+export const DEFAULT_THRESHOLD = 5;
+
+const SEVERITY_POINTS: Readonly<Record<string, number>> = {
+  CRITICAL: 5,
+  '2': 5,
+  ERROR: 4,
+  '3': 4,
+  WARNING: 3,
+  '4': 3,
+  NOTICE: 2,
+  '5': 2,
+};
+
+const PARANOIA_TAG = 'paranoia-level/';
+
+/** A rule's paranoia level from its tags (CRS tags every rule above level 1; untagged is level 1). */
+export function ruleParanoia(tags: readonly string[]): number {
+  for (const tag of tags) {
+    if (tag.startsWith(PARANOIA_TAG)) {
+      const level = Number(tag.slice(PARANOIA_TAG.length));
+      if (Number.isInteger(level) && level >= 1) return level;
+    }
+  }
+  return 1;
+}
+
+type Family = 'sqli' | 'xss' | null;
+
+function familyOf(tags: readonly string[]): Family {
+  if (tags.includes('attack-sqli')) return 'sqli';
+  if (tags.includes('attack-xss')) return 'xss';
+  return null;
+}
+
+/** Whether our tokenizer finds no SQL (or no script) in a matched value. */
+function tokenizerClears(family: 'sqli' | 'xss', value: string): boolean {
+  return family === 'sqli' ? !detectSqli(value).matched : !detectXss(value);
+}
+
+/** The second opinion on a request the anomaly score blocks; null when nothing in it is borderline. */
+export function weigh(input: OpinionInput): Opinion | null {
+  const signals: OpinionSignal[] = [];
+  let score = input.score;
+  let unchecked = 0;
+  let borderline = false;
+  for (const match of input.matched) {
+    const points = SEVERITY_POINTS[match.severity.toUpperCase()];
+    if (points === undefined || ruleParanoia(match.tags) < 2) continue;
+    borderline = true;
+    const family = familyOf(match.tags);
+    if (family === null) {
+      unchecked += points;
+      continue;
+    }
+    if (tokenizerClears(family, match.value)) {
+      score -= points;
+      signals.push({
+        kind: 'tokenizer',
+        points: -points,
+        detail: `${match.id} ${match.variable}: no ${family === 'sqli' ? 'SQL' : 'script'}`,
+      });
+    } else {
+      signals.push({
+        kind: 'tokenizer',
+        points: 0,
+        detail: `${match.id} ${match.variable}: ${family === 'sqli' ? 'SQL' : 'script'} confirmed`,
+      });
+    }
+  }
+  if (!borderline) return null;
+  if (input.probe === 'browser' && unchecked > 0) {
+    const credit = Math.min(unchecked, PROBED_CREDIT);
+    score -= credit;
+    signals.push({ kind: 'probe', points: -credit, detail: 'probed browser' });
+  } else if (input.probe === 'bot') {
+    score += BOT_POINTS;
+    signals.push({ kind: 'probe', points: BOT_POINTS, detail: 'the probe found automation' });
+  }
+  if (input.earlierBlocks > 0) {
+    const points = Math.min(HISTORY_CAP, HISTORY_POINTS * input.earlierBlocks);
+    score += points;
+    signals.push({
+      kind: 'history',
+      points,
+      detail: `${input.earlierBlocks} block${input.earlierBlocks === 1 ? '' : 's'} in the last hour`,
+    });
+  }
+  return { blocked: score >= input.threshold, score, threshold: input.threshold, signals };
+}
+
+/** The access record's `waf_second_opinion`: `cleared 10 -> 0 (threshold 5): 942260 ARGS:q: no SQL -5; ...`. */
+export function opinionText(before: number, opinion: Opinion): string {
+  const signals = opinion.signals
+    .map((s) => `${s.detail}${s.points === 0 ? '' : ` ${s.points > 0 ? '+' : ''}${s.points}`}`)
+    .join('; ');
+  return `${opinion.blocked ? 'kept' : 'cleared'} ${before} -> ${opinion.score} (threshold ${opinion.threshold}): ${signals}`;
+}
+
+const HOUR = 3_600_000;
+const MAX_CLIENTS = 100_000;
+
+/** Blocks per (site, client address) in the last hour, bounded: the history signal. */
+export class BlockHistory {
+  readonly #blocks = new Map<string, number[]>();
+
+  record(siteId: string, ip: string, now: number): void {
+    const key = `${siteId} ${ip}`;
+    const times = this.#blocks.get(key);
+    if (times !== undefined) {
+      times.push(now);
+      if (times.length > HISTORY_CAP) times.shift();
+      return;
+    }
+    if (this.#blocks.size >= MAX_CLIENTS) this.#blocks.delete(this.#blocks.keys().next().value as string);
+    this.#blocks.set(key, [now]);
+  }
+
+  count(siteId: string, ip: string, now: number): number {
+    if (this.#blocks.size === 0) return 0;
+    const times = this.#blocks.get(`${siteId} ${ip}`);
+    if (times === undefined) return 0;
+    let n = 0;
+    for (const at of times) if (now - at < HOUR) n++;
+    return n;
+  }
+
+  forget(siteId: string): void {
+    const prefix = `${siteId} `;
+    for (const key of this.#blocks.keys()) if (key.startsWith(prefix)) this.#blocks.delete(key);
+  }
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { BlockHistory, opinionText, weigh, type OpinionInput } from '../../../engine/basic-rules/second-opinion.ts';
+import type { MatchedRule } from '#engine/waf';
+
+const match = (id: string, variable: string, value: string, tags: string[], severity = 'CRITICAL'): MatchedRule => ({
+  id,
+  phase: 2,
+  message: '',
+  data: '',
+  severity,
+  tags,
+  file: 'crs.conf',
+  line: 1,
+  variable,
+  value,
+});
+
+const sqlPl2 = (value: string, id = '942260'): MatchedRule =>
+  match(id, 'ARGS:q', value, ['attack-sqli', 'paranoia-level/2']);
+const xssPl2 = (value: string): MatchedRule => match('941320', 'ARGS:body', value, ['attack-xss', 'paranoia-level/2']);
+const sqlPl1 = (value: string): MatchedRule => match('942100', 'ARGS:q', value, ['attack-sqli']);
+const rcePl2 = (value: string): MatchedRule => match('932200', 'ARGS:cmd', value, ['attack-rce', 'paranoia-level/2']);
+
+const input = (matched: MatchedRule[], extra: Partial<OpinionInput> = {}): OpinionInput => ({
+  matched,
+  score: matched.length * 5,
+  threshold: 5,
+  probe: 'none',
+  earlierBlocks: 0,
+  ...extra,
+});
+
+describe('the second opinion', () => {
+  it('clears a level-2 SQL rule that fired on prose with an apostrophe', () => {
+    const opinion = weigh(input([sqlPl2("it's the owner's choice, isn't it")]))!;
+    expect(opinion).toMatchObject({ blocked: false, score: 0 });
+    expect(opinion.signals).toEqual([{ kind: 'tokenizer', points: -5, detail: '942260 ARGS:q: no SQL' }]);
+  });
+
+  it('keeps a level-2 SQL rule when the tokenizer finds SQL in the value', () => {
+    const opinion = weigh(input([sqlPl2("1' or '1'='1")]))!;
+    expect(opinion.blocked).toBe(true);
+    expect(opinion.signals[0]).toMatchObject({ kind: 'tokenizer', points: 0, detail: '942260 ARGS:q: SQL confirmed' });
+  });
+
+  it('clears rich-text markup but keeps an event handler', () => {
+    expect(weigh(input([xssPl2('<p>Hello <b>there</b></p>')]))!.blocked).toBe(false);
+    expect(weigh(input([xssPl2('<img src=x onerror=alert(1)>')]))!.blocked).toBe(true);
+  });
+
+  it('never discounts a level-1 rule, and has no opinion on a block of level-1 rules only', () => {
+    expect(weigh(input([sqlPl1("it's fine")]))).toBeNull();
+    const mixed = weigh(input([sqlPl1("it's fine"), sqlPl2("it's fine")]))!;
+    expect(mixed).toMatchObject({ blocked: true, score: 5 });
+  });
+
+  it('lets a probed browser take up to 3 points off rules it has no tokenizer for', () => {
+    const rce = rcePl2('ping pong table');
+    expect(weigh(input([rce], { probe: 'browser', score: 5 }))).toMatchObject({ blocked: false, score: 2 });
+    // Two such rules (10 points): the credit is 3, so it stays blocked.
+    expect(weigh(input([rce, { ...rce, id: '932210' }], { probe: 'browser' }))).toMatchObject({
+      blocked: true,
+      score: 7,
+    });
+    expect(weigh(input([rce]))).toMatchObject({ blocked: true, score: 5 });
+  });
+
+  it('counts the client against it: recent blocks and automation add points', () => {
+    const prose = sqlPl2("it's fine");
+    const history = weigh(input([prose], { earlierBlocks: 2 }))!;
+    expect(history).toMatchObject({ blocked: false, score: 4 });
+    expect(weigh(input([prose], { earlierBlocks: 3 }))).toMatchObject({ blocked: true, score: 6 });
+    expect(weigh(input([prose], { earlierBlocks: 10 }))).toMatchObject({ score: 6 });
+    expect(weigh(input([prose], { probe: 'bot' }))).toMatchObject({ blocked: false, score: 3 });
+    expect(weigh(input([prose], { probe: 'bot', earlierBlocks: 1 }))).toMatchObject({ blocked: true, score: 5 });
+  });
+
+  it('words what it weighed for the access record', () => {
+    const opinion = weigh(input([sqlPl2("it's fine"), rcePl2('ping pong')], { probe: 'browser', earlierBlocks: 1 }))!;
+    expect(opinionText(10, opinion)).toBe(
+      'cleared 10 -> 4 (threshold 5): 942260 ARGS:q: no SQL -5; probed browser -3; 1 block in the last hour +2',
+    );
+  });
+});
+
+describe('the block history', () => {
+  it('counts a client’s blocks on a site within the last hour', () => {
+    const history = new BlockHistory();
+    history.record('s1', '10.0.0.1', 0);
+    history.record('s1', '10.0.0.1', 1_800_000);
+    history.record('s2', '10.0.0.1', 1_800_000);
+    expect(history.count('s1', '10.0.0.1', 1_900_000)).toBe(2);
+    expect(history.count('s1', '10.0.0.1', 3_700_000)).toBe(1);
+    expect(history.count('s1', '10.0.0.2', 0)).toBe(0);
+    history.forget('s1');
+    expect(history.count('s1', '10.0.0.1', 1_900_000)).toBe(0);
+    expect(history.count('s2', '10.0.0.1', 1_900_000)).toBe(1);
+  });
+});
