@@ -586,25 +586,27 @@ try {
       // Between a kill and the next start.
     }
   }, 2000);
-  // Where that memory is (diagnostic), every 10 s: the engine's V8 heap and its memory outside it,
-  // and the pages of LevelDB's table files it has mapped (/proc/<pid>/smaps).
-  const heap: { slice: number; at: number; total: number; used: number; external: number; tablesMb: number; tables: number }[] = [];
+  // Where that memory is (diagnostic), every 10 s: the pages of LevelDB's table files the engine has
+  // mapped (/proc/<pid>/smaps), and its V8 heap and memory outside it (/metrics).
+  const tableSamples: { slice: number; at: number; tablesMb: number; tables: number }[] = [];
+  const heap: { slice: number; at: number; total: number; used: number; external: number }[] = [];
   let heapFailure = '';
   const heapSampler = setInterval(() => {
     const pid = engine?.child.pid;
     if (!engineUp || pid === undefined) return;
     const at = Date.now() - sliceStart;
     const ofSlice = slice;
-    let tablesKb = 0;
-    let tables = 0;
     try {
       let inTable = false;
+      let tablesKb = 0;
+      let tables = 0;
       for (const row of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
         if (/^[0-9a-f]+-[0-9a-f]+ /.test(row)) {
           inTable = row.endsWith('.ldb') || row.endsWith('.ldb (deleted)');
           if (inTable) tables++;
         } else if (inTable && row.startsWith('Rss:')) tablesKb += Number(row.split(/\s+/)[1]);
       }
+      tableSamples.push({ slice: ofSlice, at, tablesMb: tablesKb / 1024, tables });
     } catch {
       return; // Between a kill and the next start.
     }
@@ -624,8 +626,6 @@ try {
           total: mb('nodejs_heap_size_total_bytes'),
           used: mb('nodejs_heap_size_used_bytes'),
           external: mb('nodejs_external_memory_bytes'),
-          tablesMb: tablesKb / 1024,
-          tables,
         });
       })
       .catch((error: unknown) => {
@@ -740,8 +740,9 @@ try {
     const heapTotal = median(lateHeap.map((h) => h.total));
     const heapUsed = median(lateHeap.map((h) => h.used));
     const external = median(lateHeap.map((h) => h.external));
-    const tablesMb = median(lateHeap.map((h) => h.tablesMb));
-    const tablesMapped = median(lateHeap.map((h) => h.tables));
+    const lateTables = tableSamples.filter((h) => h.slice === slice && h.at >= SLICE_MS / 2);
+    const tablesMb = median(lateTables.map((h) => h.tablesMb));
+    const tablesMapped = median(lateTables.map((h) => h.tables));
     sliceResults.push({ p99: p99ms, answered, errors, rssMb, anonMb });
     console.log(`soak_slice: ${slice}`);
     line('soak_verdict_p99_ms', p99ms, 'ms', 2);
