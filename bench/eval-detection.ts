@@ -43,8 +43,7 @@ import { buildCorpus, type EvalRequest } from './eval/corpus.ts';
 
 const CONCURRENCY = 8;
 const GROUPS = ['001', '002', '003', '004', '005', '006', '007', '008', '009', '010', '011', '012'];
-const LEVELS = ['loose', 'normal'] as const;
-type Level = (typeof LEVELS)[number];
+type Level = 'loose' | 'normal';
 /** Rampart's variants: each level as it ships, and normal with the second opinion switched on. */
 const VARIANTS: readonly { name: string; level: Level; secondOpinion: boolean }[] = [
   { name: 'loose', level: 'loose', secondOpinion: false },
@@ -81,7 +80,15 @@ function send(
   localAddress?: string,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, method, path, headers, agent, ...(localAddress ? { localAddress } : {}) };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      method,
+      path,
+      headers,
+      agent,
+      ...(localAddress ? { localAddress } : {}),
+    };
     const req = httpRequest(options, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));

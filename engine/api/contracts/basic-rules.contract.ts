@@ -424,7 +424,7 @@ export const secondOpinionView = z
     enabled: z
       .boolean()
       .describe(
-        'whether an anomaly-score block of a level 2+ rule is looked at again (our SQL and HTML tokenizers, the browser probe, the client\'s blocks in the last hour) before it is blocked',
+        "whether an anomaly-score block of a level 2+ rule is looked at again (our SQL and HTML tokenizers, the browser probe, the client's blocks in the last hour) before it is blocked",
       ),
   })
   .strict();

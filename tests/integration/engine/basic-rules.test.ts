@@ -235,12 +235,13 @@ describe('basic rules with CRS 3.3.4', () => {
     await engine.logStore.flush();
     const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
     const byIp = (ip: string) => records.find((r) => r.src_ip === ip);
-    expect(byIp('203.0.113.60')).toMatchObject({ waf_triggered_rules: expect.stringContaining('942260'), waf_second_opinion: '' });
-    expect(byIp('203.0.113.61')).toMatchObject({
-      guard_status: 'PASS',
-      waf_triggered_rules: expect.stringContaining('942260'),
-      waf_second_opinion: expect.stringMatching(/^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:q: no SQL -5/),
-    });
+    const off = byIp('203.0.113.60');
+    expect(String(off?.waf_triggered_rules).split(',')).toContain('942260');
+    expect(off?.waf_second_opinion).toBe('');
+    const cleared = byIp('203.0.113.61');
+    expect(cleared?.guard_status).toBe('PASS');
+    expect(String(cleared?.waf_triggered_rules).split(',')).toContain('942260');
+    expect(String(cleared?.waf_second_opinion)).toMatch(/^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:q: no SQL -5/);
     expect(byIp('203.0.113.62')).toMatchObject({ guard_status: 'OWASP' });
   });
 
