@@ -304,6 +304,11 @@ export class KafkaSource {
       allowAutoTopicCreation: false,
       // Larger fetches: fewer round trips per record at ingest rates.
       maxBytesPerPartition: 4 * 1024 * 1024,
+      // While every partition is paused (the store behind), kafkajs sleeps this long before it
+      // looks again, and the broker holds a fetch with nothing new as long. At kafkajs's 5 s a
+      // pause of 20 ms stopped the stream for 5 s; at 500 ms (the Java client's default) an idle
+      // consumer asks twice a second.
+      maxWaitTimeInMs: 500,
       retry: { retries: options.retries, initialRetryTime: 300, maxRetryTime: 10_000 },
     });
     this.#consumer = consumer;

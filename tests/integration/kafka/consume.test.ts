@@ -202,6 +202,46 @@ for (const version of ['4.1.0', '3.9.1']) {
       expect(intake.counts().cfg_rewind).toMatchObject({ received: 1000, stored: 1000 });
     });
 
+    it('pauses while the store is behind and goes on within a second of it catching up', async () => {
+      const topic = 'paced';
+      await createTopic([broker!.address], topic);
+      // The store reports a backlog above the mark until told otherwise: the first batch pauses fetching.
+      let behind = true;
+      const lagging = {
+        append: store.append.bind(store),
+        putMeta: store.putMeta.bind(store),
+        getMeta: store.getMeta.bind(store),
+        flush: store.flush.bind(store),
+        backlog: () => (behind ? { records: 1_000_000, bytes: 0 } : store.backlog()),
+      };
+      const intake = intakeFor({ store: lagging, highWaterMark: 10, lowWaterMark: 5, backlogPollMs: 20 });
+      await intake.apply([config('cfg_paced', topic)]);
+      const producer = await connectProducer([broker!.address]);
+      await produceRange(producer, topic, 0, 300);
+      await until(
+        () => intake.counts().cfg_paced!.paused && intake.counts().cfg_paced!.stored === 300,
+        30_000,
+        () => JSON.stringify(intake.counts().cfg_paced),
+      );
+      // Produced while paused: not read until the store catches up.
+      await produceRange(producer, topic, 300, 600);
+      await producer.disconnect();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(intake.counts().cfg_paced!.stored).toBe(300);
+      // Caught up: the rest is read about at once, not after kafkajs's wait between looks at paused
+      // partitions (5 s by default).
+      behind = false;
+      const caughtUp = Date.now();
+      await until(
+        () => intake.counts().cfg_paced!.stored === 600,
+        30_000,
+        () => JSON.stringify(intake.counts().cfg_paced),
+      );
+      expect(Date.now() - caughtUp).toBeLessThan(2_000);
+      expect(intake.counts().cfg_paced!.paused).toBe(false);
+      expect(summarise(await readAll(store, 'custom:cfg_paced'))).toEqual({ records: 600, logIds: 600, seqs: 600 });
+    });
+
     it('counts messages without a value or that do not parse, keeping the last ones with their reason', async () => {
       const topic = 'bad';
       await createTopic([broker!.address], topic, 1);
