@@ -679,7 +679,9 @@ export class BasicRulesService {
             ...(opinion === undefined ? {} : { secondOpinion: opinion }),
           };
     const open = transaction;
-    if (open === null || blocked) return closed(outcome);
+    // A block the second opinion cleared leaves the transaction interrupted: its response phases
+    // would block again, so the response of that request is not inspected.
+    if (open === null || blocked || opinion !== undefined) return closed(outcome);
     return {
       outcome,
       respond: (response) => {

@@ -516,6 +516,41 @@ describe('the reverse proxy (CNAME access)', () => {
     expect(String(xssRecord?.waf_triggered_categories)).toContain('xss');
   });
 
+  it('with the second opinion on, lets prose a level-2 SQL rule fires on through to the origin, and still blocks SQL', async () => {
+    await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'normal' });
+    await admin.request('PUT', `/sites/${shop.id}/basic-rules/second-opinion`, { enabled: true });
+    try {
+      const prose = await ask({
+        method: 'POST',
+        path: '/feedback',
+        from: '127.0.0.34',
+        cookie: tokenFor(shop, '127.0.0.34'),
+        body: 'comment=select+the+best+option+from+the+list',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(prose.status).toBe(200);
+      expect(prose.body.toString()).toContain('hello from origin');
+      const record = await recordOf(engine, shop.id, prose.requestId);
+      expect(String(record?.waf_triggered_rules).split(',')).toContain('942260');
+      expect(String(record?.waf_second_opinion)).toMatch(
+        /^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:comment: no SQL/,
+      );
+
+      const sqli = await ask({
+        method: 'POST',
+        path: '/login',
+        from: '127.0.0.35',
+        cookie: tokenFor(shop, '127.0.0.35'),
+        body: "user=admin' OR '1'='1' -- &password=x",
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(sqli.status).toBe(400);
+    } finally {
+      await admin.request('PUT', `/sites/${shop.id}/basic-rules/second-opinion`, { enabled: false });
+      await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'loose' });
+    }
+  });
+
   it('catches a response leaking a SQL error in the response phase', async () => {
     const answer = await ask({ path: '/leak', from: '127.0.0.33', cookie: tokenFor(shop, '127.0.0.33') });
     const record = await recordOf(engine, shop.id, answer.requestId);
