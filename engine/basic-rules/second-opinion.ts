@@ -7,8 +7,8 @@ import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
  *
  * - Rules of paranoia level 1 are never discounted: they are the `loose` level's own judgement.
  * - A rule of level 2 or above in the SQL injection or XSS family counts only when our tokenizers
- *   (engine/waf/detect) find SQL or script in the value it matched; otherwise its points are taken
- *   off. These regexes fire on prose with apostrophes and on rich-text markup; the tokenizers read
+ *   (engine/waf/detect) find SQL or script in the value it matched, or the value carries template
+ *   or expression syntax (CODE_SYNTAX); otherwise its points are taken off. These regexes fire on prose with apostrophes and on rich-text markup; the tokenizers read
  *   the value as SQL or HTML would.
  * - Other rules of level 2 or above (no tokenizer for their family): a client whose token says it
  *   passed the browser probe takes up to PROBED_CREDIT points off them.
@@ -87,9 +87,18 @@ function familyOf(tags: readonly string[]): Family {
   return null;
 }
 
-/** Whether our tokenizer finds no SQL (or no script) in a matched value. */
-function tokenizerClears(family: 'sqli' | 'xss', value: string): boolean {
-  return family === 'sqli' ? !detectSqli(value).matched : !detectXss(value);
+/**
+ * Template and expression syntax (`{{ }}`, `{% %}`, `${ }`, `#{ }`, `<% %>`), a call on a call's
+ * result (`require('x').exec(`) and dunder names (`__class__`): server-side template injection and
+ * JavaScript payloads that CRS's level-2 SQL and XSS regexes catch only in passing. Our tokenizers
+ * rightly find no SQL or HTML in them, so a value that carries them is never cleared.
+ */
+const CODE_SYNTAX = /\{\{|\{%|\$\{|#\{|<%|\)\s*\.\s*[A-Za-z_$][\w$]*\s*\(|__[A-Za-z]\w*__/;
+
+/** What a matched value holds: SQL or script our tokenizer finds, code syntax, or neither (null). */
+function confirmation(family: 'sqli' | 'xss', value: string): string | null {
+  if (family === 'sqli' ? detectSqli(value).matched : detectXss(value)) return family === 'sqli' ? 'SQL' : 'script';
+  return CODE_SYNTAX.test(value) ? 'template or call syntax' : null;
 }
 
 /** The second opinion on a request the anomaly score blocks; null when nothing in it is borderline. */
@@ -107,7 +116,8 @@ export function weigh(input: OpinionInput): Opinion | null {
       unchecked += points;
       continue;
     }
-    if (tokenizerClears(family, match.value)) {
+    const found = confirmation(family, match.value);
+    if (found === null) {
       score -= points;
       signals.push({
         kind: 'tokenizer',
@@ -118,7 +128,7 @@ export function weigh(input: OpinionInput): Opinion | null {
       signals.push({
         kind: 'tokenizer',
         points: 0,
-        detail: `${match.id} ${match.variable}: ${family === 'sqli' ? 'SQL' : 'script'} confirmed`,
+        detail: `${match.id} ${match.variable}: ${found} confirmed`,
       });
     }
   }

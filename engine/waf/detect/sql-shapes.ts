@@ -68,6 +68,8 @@ const QUOTED_SHAPES = [
 const QUOTED_WEAK_SHAPES = [
   // Connective then a lone operand left for the application's closing quote: `1' OR '1`.
   `${QUOTED}&\\(*[1sv]$`,
+  // Connective, a lone truthy operand, another connective: `x' OR TRUE AND 'a'='a`, `1' or 1 and '1`.
+  `${QUOTED}&\\(*1\\)*&`,
   // Truncation: `admin'--`, `admin'#`, or a comparison then truncation: `'=0--`.
   `${QUOTED}(?:[=o][1sv]\\)*)?c`,
   // A clause after the string: `x' HAVING 1=1`, `x' GROUP BY id--` (prose: `he said 'when 5 > 3'`).

@@ -43,6 +43,19 @@ describe('the second opinion', () => {
     expect(opinion.signals[0]).toMatchObject({ kind: 'tokenizer', points: 0, detail: '942260 ARGS:q: SQL confirmed' });
   });
 
+  it('keeps template and call syntax that a level-2 SQL rule caught in passing', () => {
+    for (const value of [
+      '{{7*7}}{{config.items()}}',
+      "{{''.__class__.__mro__[1]}}",
+      "require('child_process').exec('id')",
+    ]) {
+      const opinion = weigh(input([sqlPl2(value)]))!;
+      expect(opinion.blocked, value).toBe(true);
+      expect(opinion.signals[0]?.detail).toBe('942260 ARGS:q: template or call syntax confirmed');
+    }
+    expect(weigh(input([sqlPl2('f(x) = x^2 + 1 (see above).')]))!.blocked).toBe(false);
+  });
+
   it('clears rich-text markup but keeps an event handler', () => {
     expect(weigh(input([xssPl2('<p>Hello <b>there</b></p>')]))!.blocked).toBe(false);
     expect(weigh(input([xssPl2('<img src=x onerror=alert(1)>')]))!.blocked).toBe(true);

@@ -8,6 +8,8 @@ const SQLI_ATTACKS = [
   "admin'--",
   "admin'#",
   "1' or '1",
+  "x' or true and 'a'='a",
+  "x'/**/OR/**/TRUE and 'a'='a",
   "x' AND 1=0 UNION SELECT username, password FROM users--",
   '-1 union all select 1,2,3',
   '1; DROP TABLE users',
@@ -35,6 +37,8 @@ const SQLI_ATTACKS = [
 
 const SQLI_BENIGN = [
   "O'Brien",
+  "it's 5 or 6 and more",
+  "rock 'n' roll or 1 and 2",
   'rock and roll',
   '1 or 2',
   "Use the 'or' operator",
