@@ -321,6 +321,52 @@ describe('basic rules with CRS 3.3.4', () => {
     expect(refused.text).toContain('recordId');
   });
 
+  it('refuses hostile exclusion and second-opinion input with a 4xx naming the field, and goes on', async () => {
+    const site = await createSite('hostile', { runMode: 'block', accessMethod: 'plugin' });
+    const base = `/sites/${site}/waf-exclusions`;
+    const valid = { ruleId: 942100, target: 'ARGS:q', path: '/search', reason: 'Search box takes SQL examples' };
+    const refusals: [string, string, unknown, string][] = [
+      ['POST', base, { ...valid, ruleId: '942100' }, 'ruleId'],
+      ['POST', base, { ...valid, ruleId: 1.5 }, 'ruleId'],
+      ['POST', base, { ...valid, ruleId: -1 }, 'ruleId'],
+      ['POST', base, { ...valid, ruleId: 1e12 }, 'ruleId'],
+      ['POST', base, { ...valid, target: 'ARGS:q\u0000x' }, 'target'],
+      ['POST', base, { ...valid, target: 'A'.repeat(10_000) }, 'target'],
+      ['POST', base, { ...valid, path: 'search' }, 'path'],
+      ['POST', base, { ...valid, path: '/a*/b' }, 'path'],
+      ['POST', base, { ...valid, path: `/${'p'.repeat(5_000)}` }, 'path'],
+      ['POST', base, { ...valid, reason: '   ' }, 'reason'],
+      ['POST', base, { ...valid, reason: 'r'.repeat(100_000) }, 'reason'],
+      ['POST', base, { ...valid, extra: true }, 'extra'],
+      ['POST', `${base}/proposals`, { recordId: '' }, 'recordId'],
+      ['POST', `${base}/proposals`, { recordId: 'x'.repeat(4_000) }, 'recordId'],
+      ['POST', `${base}/preview`, { ...valid, range: { last: 'forever' } }, 'range'],
+      ['PUT', `/sites/${site}/basic-rules/second-opinion`, { enabled: 1 }, 'enabled'],
+      ['PUT', `/sites/${site}/basic-rules/second-opinion`, { enabled: true, more: 1 }, 'more'],
+    ];
+    for (const [method, path, body, field] of refusals) {
+      const res = await admin.request(method, path, body);
+      expect(res.status, `${method} ${path} ${JSON.stringify(body).slice(0, 80)}`).toBe(400);
+      expect(res.text, `${method} ${path}`).toContain(field);
+    }
+    const notJson = await admin.request('POST', base, undefined, {
+      rawBody: '{"ruleId": 9421',
+      contentType: 'application/json',
+    });
+    expect(notJson.status).toBe(400);
+    const unknownRecord = await admin.request('POST', `${base}/proposals`, { recordId: 'bm90LWEtcmVjb3Jk' });
+    expect([400, 404]).toContain(unknownRecord.status);
+    expect((await admin.request('DELETE', `${base}/ex_missing`)).status).toBe(404);
+    expect((await admin.request('POST', '/sites/site_missing/waf-exclusions', valid)).status).toBe(404);
+    expect(
+      (await admin.request('PUT', '/sites/site_missing/basic-rules/second-opinion', { enabled: true })).status,
+    ).toBe(404);
+    // Nothing was stored, and the engine still answers and stores a valid exclusion.
+    expect((await admin.request<{ items: unknown[] }>('GET', base)).body.items).toEqual([]);
+    expect((await admin.request('POST', base, valid)).status).toBe(201);
+    expect((await admin.request('GET', `/sites/${site}/basic-rules/second-opinion`)).body).toEqual({ enabled: false });
+  });
+
   it('monitor mode logs the rule ids without blocking', async () => {
     const site = await createSite('monitored', { runMode: 'monitor', accessMethod: 'plugin' });
     expect(await verdict(site, "/item?id=1'%20OR%20'1'='1", '203.0.113.60')).toEqual({ status: 204, guard: 'OWASP' });
