@@ -21,7 +21,7 @@ import type {
   WafExclusionRecord,
 } from '#engine/config-store';
 import type { CompiledSite } from '#engine/sites';
-import { NO_WAF_MATCH, type ProbeSignal, type RequestFacts, type WafOutcome } from '#engine/verdict';
+import { NO_PROBE, NO_WAF_MATCH, pathOf, type ProbeSignal, type RequestFacts, type WafOutcome } from '#engine/verdict';
 import {
   compileCustomRules,
   PAIR_LOCATIONS,
@@ -50,7 +50,8 @@ import {
   type ExclusionSpec,
 } from './exclusions.ts';
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
-import { BlockHistory, DEFAULT_THRESHOLD, opinionText, weigh } from './second-opinion.ts';
+import { LearnedNormal, paramOf, requestParams, type LearnedFit } from './learned-normal.ts';
+import { BlockHistory, DEFAULT_THRESHOLD, opinionText, RequestRate, weigh } from './second-opinion.ts';
 
 const paranoiaOf = (level: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(level) + 1;
 
@@ -195,6 +196,10 @@ export class BasicRulesService {
   readonly #denials = new Map<string, number>();
   /** Blocks per client and site in the last hour: the second opinion's history signal. */
   readonly #history = new BlockHistory();
+  /** Requests per client and site in the last minute: its rate signal. */
+  readonly #rate = new RequestRate();
+  /** Per site, the shapes of its clean requests' parameters: its learned normal. */
+  readonly #learned = new LearnedNormal();
 
   constructor(deps: BasicRulesServiceDeps) {
     this.#deps = deps;
@@ -395,7 +400,7 @@ export class BasicRulesService {
       if (input.enabled) record.secondOpinion = true;
       else delete record.secondOpinion;
     });
-    this.#history.forget(siteId);
+    this.#forgetClients(siteId);
     this.#sync();
     return this.secondOpinion(siteId);
   }
@@ -472,11 +477,33 @@ export class BasicRulesService {
   }
 
   async removeSite(siteId: string): Promise<void> {
+    this.#forgetClients(siteId);
     if (!(siteId in this.#deps.store.data.basicRules)) return;
     await this.#deps.store.update((doc) => {
       delete doc.basicRules[siteId];
     });
     this.#sync();
+  }
+
+  /**
+   * The site's learned normal of a match's parameter, judged on the value the request sent (the
+   * request's parameters are read once, on the first match that names one).
+   */
+  #learnedOf(siteId: string, facts: RequestFacts): (match: MatchedRule) => LearnedFit | null {
+    let params: Map<string, string> | undefined;
+    return (match) => {
+      const name = paramOf(match.variable);
+      if (name === null) return null;
+      params ??= new Map(requestParams(facts));
+      return this.#learned.judge(siteId, pathOf(facts.uri), match.variable, params.get(name) ?? match.value);
+    };
+  }
+
+  /** What the second opinion keeps of a site's clients and requests (switched, or the site gone). */
+  #forgetClients(siteId: string): void {
+    this.#history.forget(siteId);
+    this.#rate.forget(siteId);
+    this.#learned.forget(siteId);
   }
 
   /** Location / pattern rules beyond the schema, with the failing field's path. */
@@ -594,7 +621,7 @@ export class BasicRulesService {
   }
 
   /** The verdict pipeline's WAF stage. */
-  inspect(facts: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal = 'none'): WafOutcome {
+  inspect(facts: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal = NO_PROBE): WafOutcome {
     return this.#inspect(facts, site, srcIp, probe, false).outcome;
   }
 
@@ -604,7 +631,7 @@ export class BasicRulesService {
    * the origin's status, headers and first body bytes. `respond` answers null when nothing new
    * matched; otherwise the rules the response phases added, and whether they block.
    */
-  begin(facts: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal = 'none'): OpenInspection {
+  begin(facts: RequestFacts, site: CompiledSite, srcIp: string, probe: ProbeSignal = NO_PROBE): OpenInspection {
     return this.#inspect(facts, site, srcIp, probe, true);
   }
 
@@ -628,6 +655,9 @@ export class BasicRulesService {
     let opinion: string | undefined;
     let transaction: WafTransaction | null = null;
     const named = runtime.named;
+    // The second opinion's signals about the client: its request rate counts every request.
+    const now = runtime.secondOpinion ? this.#deps.clock.now() : 0;
+    const recentRequests = runtime.secondOpinion ? this.#rate.hit(site.id, srcIp, now) : 0;
     if (runtime.waf && runtime.levels) {
       const request = wafRequest(facts, srcIp, headers);
       const options = { levels: runtime.levels, exclusions: runtime.exclusions?.forUri(facts.uri) };
@@ -640,13 +670,14 @@ export class BasicRulesService {
       blocked = outcome.interrupted;
       score = outcome.score;
       if (blocked && runtime.secondOpinion) {
-        const now = this.#deps.clock.now();
         const second = weigh({
           matched: outcome.matched,
           score,
           threshold: outcome.threshold ?? DEFAULT_THRESHOLD,
           probe,
           earlierBlocks: this.#history.count(site.id, srcIp, now),
+          recentRequests,
+          learned: this.#learnedOf(site.id, facts),
         });
         if (second !== null) {
           opinion = opinionText(score, second);
@@ -663,7 +694,11 @@ export class BasicRulesService {
       }
     }
     if (blocked && site.accessMethod === 'plugin' && site.runMode === 'block') this.#deny(site.id, srcIp);
-    if (blocked && runtime.secondOpinion) this.#history.record(site.id, srcIp, this.#deps.clock.now());
+    if (runtime.secondOpinion) {
+      if (blocked) this.#history.record(site.id, srcIp, now);
+      // Only requests no rule fired on teach the site's normal.
+      else if (ruleIds.length === 0) this.#learned.learn(site.id, facts, srcIp);
+    }
     const outcome: WafOutcome =
       ruleIds.length === 0 && !blocked
         ? runtime.ruleSetMissing

@@ -1,5 +1,6 @@
 import type { ProbeSignal } from '#engine/verdict';
 import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
+import type { LearnedFit } from './learned-normal.ts';
 
 /**
  * The second opinion (issue 18, item 4): a request the Core Rule Set's anomaly score would block is
@@ -10,10 +11,18 @@ import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
  *   (engine/waf/detect) find SQL or script in the value it matched, or the value carries template
  *   or expression syntax (CODE_SYNTAX); otherwise its points are taken off. These regexes fire on prose with apostrophes and on rich-text markup; the tokenizers read
  *   the value as SQL or HTML would.
- * - Other rules of level 2 or above (no tokenizer for their family): a client whose token says it
- *   passed the browser probe takes up to PROBED_CREDIT points off them.
+ * - Other rules of level 2 or above (no tokenizer for their family) are weighed with the client:
+ *   - a client whose token says it passed the browser probe takes up to PROBED_CREDIT points off
+ *     them, SETTLED_CREDIT when its token is SETTLED_TOKEN_MS old or more and it has no block in
+ *     the last hour (a session that has browsed for minutes, not one that just ran the probe);
+ *   - the site's learned normal (learned-normal.ts): a matched parameter whose value has the
+ *     shape and length the path's clean requests usually carry takes up to LEARNED_CREDIT more
+ *     off; one with a character class or a length the parameter does not usually carry adds
+ *     LEARNED_POINTS.
+ *   Credits never take off more than these rules' own points.
  * - The client's history on the site: each block in the last hour adds HISTORY_POINTS (at most
- *   HISTORY_CAP), and a client the probe flagged as automation adds BOT_POINTS.
+ *   HISTORY_CAP), a client the probe flagged as automation adds BOT_POINTS, and a client that sent
+ *   RATE_AT requests or more to the site in the last minute adds RATE_POINTS.
  *
  * Only blocks are reconsidered: a request under the threshold is never blocked by the opinion.
  * Points follow CRS's defaults by severity (critical 5, error 4, warning 3, notice 2), once per
@@ -29,11 +38,18 @@ export interface OpinionInput {
   probe: ProbeSignal;
   /** Blocks of this client on this site in the last hour. */
   earlierBlocks: number;
+  /** Requests of this client to this site in the last minute, this one included. */
+  recentRequests: number;
+  /** The site's learned normal of a match's parameter value; null when it has none that speaks. */
+  learned?: (match: MatchedRule) => LearnedFit | null;
 }
 
 export interface OpinionSignal {
-  /** `tokenizer`: a level-2+ match checked by our SQL or HTML tokenizer; `probe`, `history`: the client. */
-  kind: 'tokenizer' | 'probe' | 'history';
+  /**
+   * `tokenizer`: a level-2+ match checked by our SQL or HTML tokenizer; `learned`: a matched
+   * parameter against the site's learned normal; `probe`, `history`, `rate`: the client.
+   */
+  kind: 'tokenizer' | 'learned' | 'probe' | 'history' | 'rate';
   /** Points added (positive) or taken off (negative). */
   points: number;
   /** `942260 ARGS:q: no SQL`, `probed browser`, `2 blocks in the last hour`. */
@@ -50,6 +66,12 @@ export interface Opinion {
 }
 
 export const PROBED_CREDIT = 3;
+export const SETTLED_CREDIT = 4;
+export const SETTLED_TOKEN_MS = 5 * 60_000;
+export const LEARNED_CREDIT = 2;
+export const LEARNED_POINTS = 2;
+export const RATE_AT = 300;
+export const RATE_POINTS = 2;
 export const HISTORY_POINTS = 2;
 export const HISTORY_CAP = 6;
 export const BOT_POINTS = 3;
@@ -107,6 +129,11 @@ export function weigh(input: OpinionInput): Opinion | null {
   let score = input.score;
   let unchecked = 0;
   let borderline = false;
+  /** Variables already judged against the learned normal, and the points of usual ones. */
+  const judged = new Set<string>();
+  let usualPoints = 0;
+  let usualDetail = '';
+  let unusualDetail = '';
   for (const match of input.matched) {
     const points = SEVERITY_POINTS[match.severity.toUpperCase()];
     if (points === undefined || ruleParanoia(match.tags) < 2) continue;
@@ -114,6 +141,13 @@ export function weigh(input: OpinionInput): Opinion | null {
     const family = familyOf(match.tags);
     if (family === null) {
       unchecked += points;
+      const fit = input.learned === undefined || judged.has(match.variable) ? undefined : input.learned(match);
+      if (fit === undefined) continue;
+      judged.add(match.variable);
+      if (fit?.fit === 'usual') {
+        usualPoints += points;
+        usualDetail ||= fit.detail;
+      } else if (fit?.fit === 'unusual') unusualDetail ||= fit.detail;
       continue;
     }
     const found = confirmation(family, match.value);
@@ -133,13 +167,29 @@ export function weigh(input: OpinionInput): Opinion | null {
     }
   }
   if (!borderline) return null;
-  if (input.probe === 'browser' && unchecked > 0) {
-    const credit = Math.min(unchecked, PROBED_CREDIT);
-    score -= credit;
-    signals.push({ kind: 'probe', points: -credit, detail: 'probed browser' });
-  } else if (input.probe === 'bot') {
+  let credited = 0;
+  const { probe } = input;
+  if (probe.result === 'browser' && unchecked > 0) {
+    const settled = probe.tokenAgeMs !== null && probe.tokenAgeMs >= SETTLED_TOKEN_MS && input.earlierBlocks === 0;
+    credited = Math.min(unchecked, settled ? SETTLED_CREDIT : PROBED_CREDIT);
+    score -= credited;
+    signals.push({
+      kind: 'probe',
+      points: -credited,
+      detail: settled ? `probed browser, token ${Math.floor(probe.tokenAgeMs! / 60_000)} min old` : 'probed browser',
+    });
+  } else if (probe.result === 'bot') {
     score += BOT_POINTS;
     signals.push({ kind: 'probe', points: BOT_POINTS, detail: 'the probe found automation' });
+  }
+  if (usualPoints > 0) {
+    const credit = Math.min(LEARNED_CREDIT, usualPoints, unchecked - credited);
+    score -= credit;
+    signals.push({ kind: 'learned', points: -credit, detail: usualDetail });
+  }
+  if (unusualDetail !== '') {
+    score += LEARNED_POINTS;
+    signals.push({ kind: 'learned', points: LEARNED_POINTS, detail: unusualDetail });
   }
   if (input.earlierBlocks > 0) {
     const points = Math.min(HISTORY_CAP, HISTORY_POINTS * input.earlierBlocks);
@@ -150,6 +200,10 @@ export function weigh(input: OpinionInput): Opinion | null {
       detail: `${input.earlierBlocks} block${input.earlierBlocks === 1 ? '' : 's'} in the last hour`,
     });
   }
+  if (input.recentRequests >= RATE_AT) {
+    score += RATE_POINTS;
+    signals.push({ kind: 'rate', points: RATE_POINTS, detail: `${input.recentRequests} requests in the last minute` });
+  }
   return { blocked: score >= input.threshold, score, threshold: input.threshold, signals };
 }
 
@@ -158,10 +212,11 @@ export function opinionText(before: number, opinion: Opinion): string {
   const signals = opinion.signals
     .map((s) => `${s.detail}${s.points === 0 ? '' : ` ${s.points > 0 ? '+' : ''}${s.points}`}`)
     .join('; ');
-  return `${opinion.blocked ? 'kept' : 'cleared'} ${before} -> ${opinion.score} (threshold ${opinion.threshold}): ${signals}`;
+  return `${opinion.blocked ? 'kept' : 'cleared'} ${before} -> ${opinion.score} (threshold ${opinion.threshold}): ${signals || 'no signal'}`;
 }
 
 const HOUR = 3_600_000;
+const MINUTE = 60_000;
 const MAX_CLIENTS = 100_000;
 
 /** Blocks per (site, client address) in the last hour, bounded: the history signal. */
@@ -192,5 +247,36 @@ export class BlockHistory {
   forget(siteId: string): void {
     const prefix = `${siteId} `;
     for (const key of this.#blocks.keys()) if (key.startsWith(prefix)) this.#blocks.delete(key);
+  }
+}
+
+/**
+ * Requests per (site, client address) in the last minute, bounded: the rate signal. Two fixed
+ * one-minute windows, the previous one weighted by how much of it the last minute still covers.
+ */
+export class RequestRate {
+  readonly #clients = new Map<string, { window: number; count: number; previous: number }>();
+
+  /** Counts a request and answers the client's requests in the last minute, this one included. */
+  hit(siteId: string, ip: string, now: number): number {
+    const key = `${siteId} ${ip}`;
+    const window = Math.floor(now / MINUTE);
+    let entry = this.#clients.get(key);
+    if (entry === undefined) {
+      if (this.#clients.size >= MAX_CLIENTS) this.#clients.delete(this.#clients.keys().next().value as string);
+      this.#clients.set(key, (entry = { window, count: 0, previous: 0 }));
+    } else if (entry.window !== window) {
+      entry.previous = entry.window === window - 1 ? entry.count : 0;
+      entry.count = 0;
+      entry.window = window;
+    }
+    entry.count++;
+    const covered = 1 - (now - window * MINUTE) / MINUTE;
+    return entry.count + Math.floor(entry.previous * covered);
+  }
+
+  forget(siteId: string): void {
+    const prefix = `${siteId} `;
+    for (const key of this.#clients.keys()) if (key.startsWith(prefix)) this.#clients.delete(key);
   }
 }

@@ -3,7 +3,7 @@
  * a compiled site, with the services it consults passed in as synchronous ports; guard_status
  * values; source-IP resolution; and the access log record. No I/O happens here.
  */
-export { decide, NO_WAF_MATCH } from './pipeline.ts';
+export { decide, NO_PROBE, NO_WAF_MATCH } from './pipeline.ts';
 export type { Verdict, VerdictPorts, GuardStatus, Action, TokenCheck, WafOutcome, ProbeSignal } from './pipeline.ts';
 export { resolveSourceIp, cleanIp, header } from './source-ip.ts';
 export { cookieValue, pathOf } from './request.ts';

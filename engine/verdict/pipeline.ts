@@ -19,7 +19,7 @@ export type GuardStatus =
 export type Action = 'pass' | 'block' | 'reload';
 
 export type TokenCheck =
-  | { kind: 'valid'; deviceId: string; bot: boolean }
+  | { kind: 'valid'; deviceId: string; bot: boolean; issuedAt?: number }
   | { kind: 'missing' }
   | { kind: 'invalid'; reason: string }
   | { kind: 'expired'; deviceId: string };
@@ -43,7 +43,14 @@ export interface WafOutcome {
 }
 
 /** What the browser probe's token says of the client, for the WAF's second opinion. */
-export type ProbeSignal = 'browser' | 'bot' | 'none';
+export interface ProbeSignal {
+  /** `browser`: a valid token from a browser the probe passed; `bot`: one it found automated. */
+  result: 'browser' | 'bot' | 'none';
+  /** How long ago the valid token was issued (ms); null without one. */
+  tokenAgeMs: number | null;
+}
+
+export const NO_PROBE: ProbeSignal = Object.freeze({ result: 'none', tokenAgeMs: null });
 
 export const NO_WAF_MATCH: WafOutcome = Object.freeze({ blocked: false, ruleIds: [], categories: [], score: 0 });
 
@@ -156,7 +163,7 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
   // The basic rules run before the token check: attack tools rarely carry a token, and an operator
   // (and the overview's attack counters, and CRS's go-ftw) must see what they tried, not only that
   // they were sent to the reload page.
-  verdict.waf = ports.inspect(request, site, srcIp, probeSignal(token));
+  verdict.waf = ports.inspect(request, site, srcIp, probeSignal(token, ports.now()));
   if (verdict.waf.blocked) return finish(site, verdict, wafGuard(ports));
 
   switch (token.kind) {
@@ -184,8 +191,13 @@ export function decide(site: CompiledSite, request: RequestFacts, ports: Verdict
   return finish(site, verdict, 'PASS');
 }
 
-const probeSignal = (token: TokenCheck): ProbeSignal =>
-  token.kind !== 'valid' ? 'none' : token.bot ? 'bot' : 'browser';
+function probeSignal(token: TokenCheck, now: number): ProbeSignal {
+  if (token.kind !== 'valid') return NO_PROBE;
+  return {
+    result: token.bot ? 'bot' : 'browser',
+    tokenAgeMs: token.issuedAt === undefined ? null : Math.max(0, now - token.issuedAt),
+  };
+}
 
 const wafGuard = (ports: VerdictPorts): GuardStatus => (ports.edition === 'A' ? 'BLOCKED_BY_WAF' : 'OWASP');
 

@@ -43,21 +43,26 @@ async function createSite(name: string, body: Record<string, unknown>): Promise<
   return res.body.id;
 }
 
-/** A verdict as a gateway asks for it, with a valid token so only the rules decide. */
-async function verdict(site: string, uri: string, ip = '198.51.100.20'): Promise<{ status: number; guard: string }> {
-  const token = tokens.issue({
-    siteId: site,
-    deviceId: tokens.newDeviceId().deviceId,
-    ttlSeconds: 600,
-    ip,
-    bot: false,
-  });
+/** A browser token for the site, bound to the address, issued now (the test's clock). */
+const tokenFor = (site: string, ip: string): string =>
+  tokens.issue({ siteId: site, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 600, ip, bot: false });
+
+/**
+ * A verdict as a gateway asks for it, by default with a valid token so only the rules decide
+ * (`token: null` sends none).
+ */
+async function verdict(
+  site: string,
+  uri: string,
+  ip = '198.51.100.20',
+  token: string | null = tokenFor(site, ip),
+): Promise<{ status: number; guard: string }> {
   const res = await rawRequest(`${engine.gatewayUrl}/_rampart/verdict`, {
     headers: {
       host: 'shop.example.com',
       'user-agent': UA,
       accept: 'text/html',
-      cookie: `rampart_token=${token}`,
+      ...(token === null ? {} : { cookie: `rampart_token=${token}` }),
       'x-rampart-site': site,
       'x-rampart-key': key,
       'x-original-uri': uri,
@@ -243,6 +248,44 @@ describe('basic rules with CRS 3.3.4', () => {
     expect(String(cleared?.waf_triggered_rules).split(',')).toContain('942260');
     expect(String(cleared?.waf_second_opinion)).toMatch(/^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:q: no SQL -5/);
     expect(byIp('203.0.113.62')).toMatchObject({ guard_status: 'OWASP' });
+  });
+
+  it('the second opinion weighs the site’s learned normal and the age of a browser’s token', async () => {
+    const site = await createSite('learned', { runMode: 'block', accessMethod: 'plugin' });
+    await admin.request('PUT', `/sites/${site}/basic-rules/groups/006`, { enabled: true, level: 'normal' });
+    await admin.request('PUT', `/sites/${site}/basic-rules/second-opinion`, { enabled: true });
+    const partner = '/go?ref=https%3A%2F%2Fpartner.example.org%2Fspring-sale';
+    // Nothing learned yet, no token: CRS's 931130 (paranoia level 2, an off-site link) blocks it.
+    expect((await verdict(site, partner, '203.0.113.90', null)).guard).toBe('OWASP');
+    // The site's own links in the same parameter, from five clients: clean, so they are learned.
+    for (let i = 0; i < 50; i++)
+      expect(
+        (await verdict(site, `/go?ref=https%3A%2F%2Fshop.example.com%2Fitem-${i}`, `203.0.113.${100 + (i % 5)}`)).guard,
+      ).toBe('PASS');
+    // Now the off-site link has the parameter's usual shape: 2 points off, under the threshold (the
+    // verdict then asks for the missing token).
+    expect((await verdict(site, partner, '203.0.113.91', null)).guard).toBe('TOKEN_MISS');
+    // A link far longer than the parameter ever carries adds 2 points instead.
+    const long = `/go?ref=https%3A%2F%2Fpartner.example.org%2F${'a'.repeat(120)}`;
+    expect((await verdict(site, long, '203.0.113.92', null)).guard).toBe('OWASP');
+    // A browser whose token was issued 6 minutes ago (5 or more, no block since): 4 points off, not 3.
+    const settled = tokenFor(site, '203.0.113.93');
+    clock.advance(6 * 60_000);
+    expect((await verdict(site, `${long}&x=2`, '203.0.113.93', settled)).guard).toBe('PASS');
+
+    await engine.logStore.flush();
+    const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+    const opinionOf = (ip: string) => String(records.find((r) => r.src_ip === ip)?.waf_second_opinion);
+    expect(opinionOf('203.0.113.90')).toBe('kept 5 -> 5 (threshold 5): no signal');
+    expect(opinionOf('203.0.113.91')).toBe(
+      'cleared 5 -> 3 (threshold 5): ARGS:ref on /go: letters, digits, slashes, punctuation, up to 63 characters as usual (50 requests) -2',
+    );
+    expect(opinionOf('203.0.113.92')).toMatch(
+      /^kept 5 -> 7 \(threshold 5\): ARGS:ref on \/go: 1\d\d characters, usually up to 63 \(50 requests\) \+2$/,
+    );
+    expect(opinionOf('203.0.113.93')).toMatch(
+      /^cleared 5 -> 3 \(threshold 5\): probed browser, token 6 min old -4; ARGS:ref on \/go: .* \+2$/,
+    );
   });
 
   it('denies a plugin-access client for one minute after a basic rule fired', async () => {
