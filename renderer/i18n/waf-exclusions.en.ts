@@ -1,7 +1,7 @@
 /**
  * English texts of the false-positive workflow (issue 18): a site's exclusions of Core Rule Set
- * rules, rules switched off in a group's list, the allowed content types, and "Create exception" on
- * the search page; spread into en.ts.
+ * rules and those learned from its stored requests, rules switched off in a group's list, the allowed
+ * content types, and "Create exception" on the search page; spread into en.ts.
  */
 export const wafExclusionsEn = {
   'exclusions.title': 'Rule exclusions',
@@ -70,11 +70,51 @@ export const wafExclusionsEn = {
   'exclusions.form.targetMeans': 'Excluded on: {words}.',
   'exclusions.form.pathLabel': 'Path',
   'exclusions.form.pathMeans': 'Applies on {words}.',
+  'exclusions.form.preview':
+    '{examined, plural, one {Of # stored request} other {Of # stored requests}} on which rule {id} fired {period}, {cleared} would have passed ({blocked} of them were blocked).',
+  'exclusions.period.24h': 'in the last 24 hours',
+  'exclusions.period.7d': 'in the last 7 days',
+  'exclusions.period.30d': 'in the last 30 days',
   'detail.exclusion.collection':
     'must be a request collection (ARGS, REQUEST_HEADERS, REQUEST_COOKIES, ...), optionally followed by :name',
   'detail.exclusion.noName': 'has a colon but no name after it',
   'detail.exclusion.pathSlash': 'must start with / (or be empty for every path)',
   'detail.exclusion.pathStar': 'may hold * only at its end (a prefix)',
+
+  'suggestions.title': 'Suggested exclusions',
+  'suggestions.help':
+    "Rules that kept firing on the same parameter of the same path, for many requests from several clients, in this site's stored access log: likely false positives. Nothing changes until you exclude one, after seeing what it would have let through.",
+  'suggestions.period': 'Period',
+  'suggestions.period.24h': 'Last 24 hours',
+  'suggestions.period.7d': 'Last 7 days',
+  'suggestions.period.30d': 'Last 30 days',
+  'suggestions.look': 'Look for suggestions',
+  'suggestions.looking': 'Reading stored requests…',
+  'suggestions.notYet':
+    'Choose a period and look for suggestions. Reading a long period of a busy site can take a few seconds.',
+  'suggestions.over':
+    'Read {examined, plural, one {# stored request} other {# stored requests}} on which a rule fired, from {from} to {to}.',
+  'suggestions.partial':
+    'The reading stopped early (time or record limit): the counts are of part of the period, and there may be more suggestions. Choose a shorter period to read it all.',
+  'suggestions.empty.title': 'No suggestions in this period',
+  'suggestions.empty.body':
+    'No rule fired on the same parameter of the same path for at least {requests} requests from {clients} clients in this period. Look over a longer period, or open a blocked request on the search page and choose Create exception.',
+  'suggestions.allExcluded.title': 'Every suggestion is excluded',
+  'suggestions.allExcluded.body':
+    "The exclusions made here are listed under Rule exclusions. Look again later to see what the site's traffic suggests next.",
+  'suggestions.col.rule': 'Rule',
+  'suggestions.col.target': 'Fired on',
+  'suggestions.col.path': 'Path',
+  'suggestions.col.requests': 'Requests',
+  'suggestions.col.clients': 'Clients',
+  'suggestions.col.probed': 'From probed browsers',
+  'suggestions.col.lastSeen': 'Last seen',
+  'suggestions.col.example': 'Example request',
+  'suggestions.col.operations': 'Operations',
+  'suggestions.probedShare': '{probed} ({percent}%)',
+  'suggestions.exclude': 'Exclude…',
+  'suggestions.excluded':
+    'Exclusion of rule {id} added: it applies from the next request and is listed under Rule exclusions.',
 
   'groupRules.col.site': 'For this site',
   'groupRules.switchOff': 'Switch off for this site',

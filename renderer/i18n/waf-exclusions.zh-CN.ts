@@ -1,4 +1,4 @@
-/** 误报处理流程（议题 18）的中文文本：站点的核心规则集规则排除、分组规则列表中关闭的规则、允许的内容类型，以及搜索页的“创建例外”；并入 zh-CN.ts。 */
+/** 误报处理流程（议题 18）的中文文本：站点的核心规则集规则排除及从已存储请求中学习到的排除建议、分组规则列表中关闭的规则、允许的内容类型，以及搜索页的“创建例外”；并入 zh-CN.ts。 */
 export const wafExclusionsZhCN = {
   'exclusions.title': '规则排除',
   'exclusions.help':
@@ -65,10 +65,46 @@ export const wafExclusionsZhCN = {
   'exclusions.form.targetMeans': '排除对象：{words}。',
   'exclusions.form.pathLabel': '路径',
   'exclusions.form.pathMeans': '生效于{words}。',
+  'exclusions.form.preview':
+    '{period}内规则 {id} 命中的 {examined} 个已存储请求中，有 {cleared} 个本会放行（其中 {blocked} 个曾被拦截）。',
+  'exclusions.period.24h': '最近 24 小时',
+  'exclusions.period.7d': '最近 7 天',
+  'exclusions.period.30d': '最近 30 天',
   'detail.exclusion.collection': '必须是请求集合（ARGS、REQUEST_HEADERS、REQUEST_COOKIES 等），可在后面加 :名称',
   'detail.exclusion.noName': '有冒号但冒号后没有名称',
   'detail.exclusion.pathSlash': '必须以 / 开头（留空表示所有路径）',
   'detail.exclusion.pathStar': '只能在末尾使用 *（表示前缀）',
+
+  'suggestions.title': '排除建议',
+  'suggestions.help':
+    '在本站点已存储的访问日志中，同一路径的同一参数上反复命中、涉及大量请求和多个客户端的规则：很可能是误报。在您查看其本会放行的请求并确认排除之前，不会做任何更改。',
+  'suggestions.period': '时间范围',
+  'suggestions.period.24h': '最近 24 小时',
+  'suggestions.period.7d': '最近 7 天',
+  'suggestions.period.30d': '最近 30 天',
+  'suggestions.look': '查找排除建议',
+  'suggestions.looking': '正在读取已存储的请求…',
+  'suggestions.notYet': '请选择时间范围并查找排除建议。读取访问量大的站点较长时间范围内的记录可能需要几秒钟。',
+  'suggestions.over': '已读取 {from} 至 {to} 期间有规则命中的 {examined} 个已存储请求。',
+  'suggestions.partial':
+    '读取提前结束（达到时间或记录上限）：统计只覆盖该时间范围的一部分，可能还有更多建议。请选择较短的时间范围以读取全部记录。',
+  'suggestions.empty.title': '该时间范围内没有排除建议',
+  'suggestions.empty.body':
+    '该时间范围内，没有规则在同一路径的同一参数上被至少 {clients} 个客户端的 {requests} 个请求触发。请查看更长的时间范围，或在搜索页打开一条被拦截的请求并选择“创建例外”。',
+  'suggestions.allExcluded.title': '所有建议均已排除',
+  'suggestions.allExcluded.body': '在此创建的排除列在“规则排除”中。稍后可再次查找，看看本站点的流量还有哪些建议。',
+  'suggestions.col.rule': '规则',
+  'suggestions.col.target': '命中对象',
+  'suggestions.col.path': '路径',
+  'suggestions.col.requests': '请求数',
+  'suggestions.col.clients': '客户端数',
+  'suggestions.col.probed': '来自通过探针的浏览器',
+  'suggestions.col.lastSeen': '最近出现',
+  'suggestions.col.example': '示例请求',
+  'suggestions.col.operations': '操作',
+  'suggestions.probedShare': '{probed}（{percent}%）',
+  'suggestions.exclude': '排除…',
+  'suggestions.excluded': '规则 {id} 的排除已添加：从下一个请求起生效，并列在“规则排除”中。',
 
   'groupRules.col.site': '本站点',
   'groupRules.switchOff': '对本站点关闭',

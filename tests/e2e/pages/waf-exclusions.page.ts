@@ -2,8 +2,8 @@ import type { Page } from 'playwright-core';
 
 /**
  * The false-positive workflow: "Create exception" on a record of the log search, and on the rules
- * page's basic rules tab the site's rule exclusions, the allowed content types, and the switches of
- * single rules in a group's list.
+ * page's basic rules tab the site's rule exclusions, the suggested ones, the allowed content types,
+ * and the switches of single rules in a group's list.
  */
 export class WafExclusionsPage {
   constructor(readonly page: Page) {}
@@ -37,6 +37,42 @@ export class WafExclusionsPage {
 
   exclusionRow(ruleId: number) {
     return this.page.locator(`[data-testid="exclusions-table"] tr[data-rule="${ruleId}"]`);
+  }
+
+  /** The add-exclusion form, opened by hand or from a suggestion. */
+  exclusionForm() {
+    return this.page.getByRole('dialog', { name: 'Add exclusion' });
+  }
+
+  /** The number of stored requests the form's preview says would have passed, once it is counted. */
+  async formPreviewCleared(): Promise<number> {
+    const counted = this.exclusionForm().locator('[data-testid="exclusion-preview"] [data-cleared]');
+    await counted.waitFor();
+    return Number(await counted.getAttribute('data-cleared'));
+  }
+
+  suggestions() {
+    return this.page.getByTestId('exclusion-suggestions');
+  }
+
+  /** Reads the site's suggestions over a period and waits for the answer (a table, an empty state or an error). */
+  async lookForSuggestions(period: '24h' | '7d' | '30d' = '7d'): Promise<void> {
+    await this.page.selectOption('#suggestions-period', period);
+    await this.suggestions().getByTestId('suggestions-look').click();
+    await this.suggestions()
+      .locator(
+        '[data-testid="suggestions-table"], [data-testid="suggestions-empty"], [data-testid="suggestions-error"]',
+      )
+      .first()
+      .waitFor();
+  }
+
+  suggestionRows() {
+    return this.page.locator('[data-testid="suggestions-table"] tbody tr');
+  }
+
+  suggestionRow(ruleId: number, path: string) {
+    return this.page.locator(`[data-testid="suggestions-table"] tr[data-rule="${ruleId}"][data-path="${path}"]`);
   }
 
   contentTypes() {

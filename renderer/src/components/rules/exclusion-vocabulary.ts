@@ -13,6 +13,17 @@ import { schemaProblems } from '$lib/validation.ts';
 
 export type WafExclusionInput = z.input<typeof wafExclusionInputSchema>;
 
+/** What an exclusion removes and where, without its reason: what a preview counts and a suggestion proposes. */
+export interface ExclusionSpec {
+  ruleId: number;
+  target: string;
+  path: string;
+}
+
+/** The periods of stored requests a preview counts and the suggestions are learned from, shortest first. */
+export const LOOK_BACKS = ['24h', '7d', '30d'] as const;
+export type LookBack = (typeof LOOK_BACKS)[number];
+
 /** The fields of an exclusion a form shows, which the engine's refusals may name. */
 export const EXCLUSION_FIELDS = ['ruleId', 'target', 'path', 'reason'] as const;
 export type ExclusionField = (typeof EXCLUSION_FIELDS)[number];
