@@ -37,7 +37,7 @@ import { readConfigDocument } from '#engine/config-store';
 import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
-import { line, startEngineProcess } from './support.ts';
+import { line, proxyListening, startEngineProcess } from './support.ts';
 import { modsecurityConf } from './waf-mix.ts';
 import { buildCorpus, type EvalRequest } from './eval/corpus.ts';
 
@@ -176,21 +176,6 @@ async function startModsecurity(originPort: number, paranoia: 1 | 2): Promise<Si
 
 function withBodyLength(headers: Record<string, string>, body: string | undefined): Record<string, string> {
   return body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-}
-
-async function proxyListening(admin: ApiClient, port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const status = await admin.request<{ listeners?: { port: number; listening: boolean; error: string | null }[] }>(
-      'GET',
-      '/proxy/status',
-    );
-    const listener = status.body.listeners?.find((l) => l.port === port);
-    if (listener?.listening) return;
-    if (listener?.error) throw new Error(`the proxy cannot listen on ${port}: ${listener.error}`);
-    if (Date.now() > deadline) throw new Error(`the proxy does not listen on ${port}`);
-    await sleep(50);
-  }
 }
 
 async function setLevel(admin: ApiClient, siteId: string, level: Level, secondOpinion: boolean): Promise<void> {

@@ -39,7 +39,7 @@ import { systemClock } from '#engine/shared';
 import { freePort } from '../tests/support/engine.ts';
 import { ApiClient } from '../tests/support/api-client.ts';
 import { TestNginx } from '../tests/support/nginx.ts';
-import { childPids, cpuSeconds, line, startEngineProcess } from './support.ts';
+import { childPids, cpuSeconds, line, proxyListening, startEngineProcess } from './support.ts';
 import { MIX, modsecurityConf } from './waf-mix.ts';
 import { readConfigDocument } from '#engine/config-store';
 
@@ -320,22 +320,6 @@ async function idle(pid: number): Promise<number> {
     const now = cpuSeconds(pid);
     if (now - cpu < 0.025 || performance.now() - started > 120_000) return (performance.now() - started) / 1000;
     cpu = now;
-  }
-}
-
-/** Polls the proxy's status until the site's port listens (the proxy follows site changes every 250 ms). */
-async function proxyListening(admin: ApiClient, port: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const status = await admin.request<{ listeners: { port: number; listening: boolean; error: string | null }[] }>(
-      'GET',
-      '/proxy/status',
-    );
-    const listener = status.body.listeners?.find((l) => l.port === port);
-    if (listener?.listening) return;
-    if (listener?.error) throw new Error(`the proxy cannot listen on ${port}: ${listener.error}`);
-    if (Date.now() > deadline) throw new Error(`the proxy does not listen on ${port}`);
-    await sleep(50);
   }
 }
 

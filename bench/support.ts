@@ -2,7 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { execFile, execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
+import type { ApiClient } from '../tests/support/api-client.ts';
 
 const TICKS = 100; // USER_HZ on Linux
 
@@ -157,4 +159,20 @@ function heyBinary(): string {
   const bin = join(process.env.GOPATH ?? join(homedir(), 'go'), 'bin', 'hey');
   if (!existsSync(bin)) execFileSync('go', ['install', 'github.com/rakyll/hey@latest'], { stdio: 'ignore' });
   return bin;
+}
+
+/** Polls the proxy's status until a CNAME site's port listens (the proxy follows site changes every 250 ms). */
+export async function proxyListening(admin: ApiClient, port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const status = await admin.request<{ listeners?: { port: number; listening: boolean; error: string | null }[] }>(
+      'GET',
+      '/proxy/status',
+    );
+    const listener = status.body.listeners?.find((l) => l.port === port);
+    if (listener?.listening) return;
+    if (listener?.error) throw new Error(`the proxy cannot listen on ${port}: ${listener.error}`);
+    if (Date.now() > deadline) throw new Error(`the proxy does not listen on ${port}`);
+    await sleep(50);
+  }
 }

@@ -16,10 +16,10 @@ import { readConfigDocument } from '#engine/config-store';
 import { TokenService } from '#engine/probe';
 import { systemClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
-import { rawRequest } from '../support/http.ts';
 import { missing } from '../support/crs-dirs.ts';
 import { skipAllWithout } from '../support/skip.ts';
-import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { consoleApi, launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { gatewayGuard } from './support/gateway.ts';
 import { SetupPage } from './pages/setup.page.ts';
 import { ShellPage } from './pages/shell.page.ts';
 import { RulesPage } from './pages/rules.page.ts';
@@ -82,17 +82,8 @@ describe('suggested exclusions on the basic rules tab, edition B', () => {
   let sent = 0;
   let suggested: SuggestionJson | undefined;
 
-  async function api<T>(method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> {
-    const request = page.context().request;
-    const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
-    const response = await request.fetch(`${engine.url}/api/v1${path}`, {
-      method,
-      data,
-      headers: { 'X-CSRF-Token': csrfToken },
-    });
-    expect(response.ok(), `${method} ${path}: ${await response.text()}`).toBe(true);
-    return (await response.json()) as T;
-  }
+  const api = <T>(method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> =>
+    consoleApi<T>(page, engine.url, method, path, data);
 
   const suggestions = (site: string): Promise<SuggestionsJson> =>
     api<SuggestionsJson>('POST', `/sites/${site}/waf-exclusions/suggestions`, {});
@@ -100,28 +91,17 @@ describe('suggested exclusions on the basic rules tab, edition B', () => {
   /** One request through the gateway's verdict endpoint, from `ip`, with a browser's probe token or without: its guard status. */
   async function verdict(uri: string, ip: string, probed: boolean): Promise<string> {
     sent++;
-    const cookie: Record<string, string> = {};
-    if (probed) {
-      const deviceId = tokens.newDeviceId().deviceId;
-      cookie.cookie = `rampart_token=${tokens.issue({ siteId: shop, deviceId, ttlSeconds: 3600, ip, bot: false })}`;
-    }
-    const res = await rawRequest(`${engine.gatewayUrl}/_rampart/verdict`, {
-      headers: {
-        'x-rampart-site': shop,
-        'x-rampart-key': key,
-        'x-original-uri': uri,
-        'x-original-method': 'GET',
-        host: 'shop.example.com',
-        'x-rampart-remote-addr': ip,
-        'x-request-id': `req-${sent}`,
-        'user-agent':
-          'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36',
-        accept: 'text/html',
-        ...cookie,
-      },
+    const token = probed
+      ? tokens.issue({ siteId: shop, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 3600, ip, bot: false })
+      : undefined;
+    return gatewayGuard(engine.gatewayUrl, {
+      site: shop,
+      key,
+      uri,
+      ip,
+      requestId: `req-${sent}`,
+      ...(token === undefined ? {} : { token }),
     });
-    const guard = res.headers['x-rampart-guard'];
-    return typeof guard === 'string' ? guard : '';
   }
 
   beforeAll(async () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
 import { rawRequest } from '../support/http.ts';
-import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { consoleApi, launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
 import { SetupPage } from './pages/setup.page.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
@@ -31,15 +31,8 @@ describe('global IP lists', () => {
   let dir = '';
   const requests = new RequestLog();
 
-  async function api<T>(method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> {
-    const request = page.context().request;
-    const url = `${engine.url}/api/v1${path}`;
-    if (method === 'GET') return (await (await request.get(url)).json()) as T;
-    const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
-    const response = await request.post(url, { data, headers: { 'X-CSRF-Token': csrfToken } });
-    expect(response.ok(), `${path}: ${await response.text()}`).toBe(true);
-    return (await response.json()) as T;
-  }
+  const api = <T>(method: 'GET' | 'POST', path: string, data?: unknown): Promise<T> =>
+    consoleApi<T>(page, engine.url, method, path, data);
 
   /** The guard status the gateway's verdict endpoint gives a client address. */
   async function verdict(ip: string): Promise<string | null> {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
-import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { consoleApi, launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
 import { SetupPage } from './pages/setup.page.ts';
 import { LogSearchPage } from './pages/log-search.page.ts';
 
@@ -30,17 +30,8 @@ describe('log search and storage, edition B', () => {
   let shop = '';
   let blog = '';
 
-  async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> {
-    const request = page.context().request;
-    const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
-    const response = await request.fetch(`${engine.url}/api/v1${path}`, {
-      method,
-      data,
-      headers: { 'X-CSRF-Token': csrfToken },
-    });
-    expect(response.ok(), `${method} ${path}: ${await response.text()}`).toBe(true);
-    return (await response.json()) as T;
-  }
+  const api = <T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> =>
+    consoleApi<T>(page, engine.url, method, path, data);
 
   beforeAll(async () => {
     await mkdir(screenshotDir, { recursive: true });

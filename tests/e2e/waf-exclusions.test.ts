@@ -15,10 +15,10 @@ import { readConfigDocument } from '#engine/config-store';
 import { TokenService } from '#engine/probe';
 import { systemClock } from '#engine/shared';
 import { startTestEngine, type TestEngine } from '../support/engine.ts';
-import { rawRequest } from '../support/http.ts';
 import { missing } from '../support/crs-dirs.ts';
 import { skipAllWithout } from '../support/skip.ts';
-import { launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { consoleApi, launchChromium, newContext, RequestLog, STRONG_PASSWORD } from './support/browser.ts';
+import { gatewayGuard } from './support/gateway.ts';
 import { SetupPage } from './pages/setup.page.ts';
 import { ShellPage } from './pages/shell.page.ts';
 import { RulesPage } from './pages/rules.page.ts';
@@ -27,7 +27,6 @@ import { WafExclusionsPage } from './pages/waf-exclusions.page.ts';
 
 const rendererDir = fileURLToPath(new URL('../../dist/renderer', import.meta.url));
 const screenshotDir = fileURLToPath(new URL('../../dist/screenshots', import.meta.url));
-const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0 Safari/537.36';
 const EMAIL = 'secops@rampart.test';
 
 /** CRS 931100 (a URL with an IP address as a parameter value, paranoia level 1) alone fires on it. */
@@ -63,17 +62,8 @@ describe('the false-positive workflow, edition B', () => {
   let tokens: TokenService;
   let sent = 0;
 
-  async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> {
-    const request = page.context().request;
-    const { csrfToken } = (await (await request.get(`${engine.url}/api/v1/session`)).json()) as { csrfToken: string };
-    const response = await request.fetch(`${engine.url}/api/v1${path}`, {
-      method,
-      data,
-      headers: { 'X-CSRF-Token': csrfToken },
-    });
-    expect(response.ok(), `${method} ${path}: ${await response.text()}`).toBe(true);
-    return (await response.json()) as T;
-  }
+  const api = <T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> =>
+    consoleApi<T>(page, engine.url, method, path, data);
 
   const exclusions = async (): Promise<ExclusionJson[]> =>
     (await api<{ items: ExclusionJson[] }>('GET', `/sites/${site}/waf-exclusions`)).items;
@@ -87,23 +77,7 @@ describe('the false-positive workflow, edition B', () => {
     const ip = `198.51.100.${++sent}`;
     const device = tokens.newDeviceId().deviceId;
     const token = tokens.issue({ siteId: site, deviceId: device, ttlSeconds: 3600, ip, bot: false });
-    const res = await rawRequest(`${engine.gatewayUrl}/_rampart/verdict`, {
-      headers: {
-        'x-rampart-site': site,
-        'x-rampart-key': key,
-        'x-original-uri': uri,
-        'x-original-method': 'GET',
-        host: 'shop.example.com',
-        'x-rampart-remote-addr': ip,
-        'x-request-id': `req-${sent}`,
-        'user-agent': CHROME,
-        accept: 'text/html',
-        cookie: `rampart_token=${token}`,
-        ...headers,
-      },
-    });
-    const guard = res.headers['x-rampart-guard'];
-    return typeof guard === 'string' ? guard : '';
+    return gatewayGuard(engine.gatewayUrl, { site, key, uri, ip, requestId: `req-${sent}`, token, headers });
   }
 
   beforeAll(async () => {

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { SetupPage } from '../pages/setup.page.ts';
 
@@ -72,4 +73,26 @@ export async function firstRunConsole(
   await setup.submit();
   await page.waitForURL(`${engineUrl}/`);
   return { context, page };
+}
+
+/**
+ * The engine's API as the signed-in console calls it (the page's session cookie, a fresh CSRF
+ * token): a non-2xx answer fails the test with its body.
+ */
+export async function consoleApi<T>(
+  page: Page,
+  baseUrl: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  data?: unknown,
+): Promise<T> {
+  const request = page.context().request;
+  const { csrfToken } = (await (await request.get(`${baseUrl}/api/v1/session`)).json()) as { csrfToken: string };
+  const response = await request.fetch(`${baseUrl}/api/v1${path}`, {
+    method,
+    data,
+    headers: { 'X-CSRF-Token': csrfToken },
+  });
+  expect(response.ok(), `${method} ${path}: ${await response.text()}`).toBe(true);
+  return (await response.json()) as T;
 }
