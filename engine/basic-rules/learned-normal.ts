@@ -1,4 +1,5 @@
 import { header, pathOf, type RequestFacts } from '#engine/verdict';
+import { formPairs } from './request-view.ts';
 
 /**
  * A site's learned normal (issue 18, item 4): per path and parameter, the shapes and lengths of the
@@ -138,44 +139,19 @@ export function pathKey(path: string): string {
   return key.length > MAX_PATH_KEY ? key.slice(0, MAX_PATH_KEY) : key;
 }
 
-/** `name=value` pairs of a query string or form body, decoded; malformed escapes kept as sent. */
-export function formPairs(text: string, limit = MAX_PARAMS): [string, string][] {
-  const pairs: [string, string][] = [];
-  if (text === '') return pairs;
-  for (const part of text.split('&')) {
-    if (pairs.length >= limit) break;
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const name = decode(eq === -1 ? part : part.slice(0, eq));
-    if (name === '') continue;
-    pairs.push([name, eq === -1 ? '' : decode(part.slice(eq + 1))]);
-  }
-  return pairs;
-}
-
-function decode(text: string): string {
-  const plain = text.includes('+') ? text.replaceAll('+', ' ') : text;
-  if (!plain.includes('%')) return plain;
-  try {
-    return decodeURIComponent(plain);
-  } catch {
-    return plain;
-  }
-}
-
-/** The request's query and form-body parameters. */
+/** The request's query and form-body parameters (named ones: `=v` names nothing to learn). */
 export function requestParams(facts: RequestFacts): [string, string][] {
   const uri = facts.uri;
   const q = uri.indexOf('?');
   const h = uri.indexOf('#', q);
-  const pairs = q === -1 ? [] : formPairs(uri.slice(q + 1, h === -1 ? undefined : h));
+  const pairs = q === -1 ? [] : formPairs(uri.slice(q + 1, h === -1 ? undefined : h), MAX_PARAMS);
   const body = facts.body;
   if (body !== undefined && body.length > 0 && pairs.length < MAX_PARAMS && facts.bodyPartial !== true) {
     const type = header(facts.headers, 'content-type') ?? '';
     if (type.toLowerCase().startsWith('application/x-www-form-urlencoded'))
       pairs.push(...formPairs(body.toString('latin1'), MAX_PARAMS - pairs.length));
   }
-  return pairs;
+  return pairs.filter(([name]) => name !== '');
 }
 
 const PARAM_VARIABLE = /(?:^|[_:])ARGS(?:_GET|_POST)?:(.+)$/i;

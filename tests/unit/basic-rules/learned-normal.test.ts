@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  formPairs,
   LearnedNormal,
   MAX_PARAMS,
   MAX_PATHS,
   MIN_CLIENTS,
   MIN_SAMPLES,
   pathKey,
+  requestParams,
   shapeOf,
   shapeWords,
 } from '../../../engine/basic-rules/learned-normal.ts';
@@ -47,7 +47,7 @@ describe('value shapes', () => {
   });
 
   it('reads query and form pairs, decoding what it can', () => {
-    expect(formPairs('q=ping+pong&x=%3Cb%3E&bad=%E0%A4%A&flag&=v&&')).toEqual([
+    expect(requestParams(facts('/p?q=ping+pong&x=%3Cb%3E&bad=%E0%A4%A&flag&=v&&'))).toEqual([
       ['q', 'ping pong'],
       ['x', '<b>'],
       ['bad', '%E0%A4%A'],
