@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import engineNodeFlags from '../scripts/engine-node-flags.json' with { type: 'json' };
+import { engineEnvironment } from '../scripts/engine-allocator.mjs';
 import type { ApiClient } from '../tests/support/api-client.ts';
 
 const TICKS = 100; // USER_HZ on Linux
@@ -49,7 +50,8 @@ export async function startEngineProcess(
     ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
   ];
   const child = fork('dist/engine/main.js', [], {
-    env: { ...process.env, ...env },
+    // With the allocator the appliance runs with (scripts/engine-allocator.mjs).
+    env: engineEnvironment({ ...process.env, ...env }).env,
     execArgv,
     stdio: ['ignore', options.stdout ?? (process.env.BENCH_ENGINE_STDOUT ? 'inherit' : 'ignore'), 'inherit', 'ipc'],
   });

@@ -32,7 +32,7 @@ import { BasicRulesService, RuleSetManager, type CrsPins } from '#engine/basic-r
 import { DEBIAN_LOCATION, detectRuleSetDir, type RuleSetLocation } from '#engine/waf';
 import type { VerdictPorts } from '#engine/verdict';
 import { OverviewService } from '#engine/overview';
-import { EngineMetrics, healthParts } from '#engine/metrics';
+import { allocatorInUse, EngineMetrics, healthParts } from '#engine/metrics';
 import { BanStore, EventRuntime, EventsService, Notifier, RulesService, type BansSnapshot } from '#engine/rules';
 import {
   cryptoRandom,
@@ -646,7 +646,10 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     ? { url: `https://${localHost}:${port}`, caFingerprint256: consoleTls.status().ca?.fingerprint256 ?? null }
     : undefined;
   await recordDataFormat(settings.dataDir, upgrade, version, options.clock ?? systemClock);
-  logger.info({ consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version }, 'engine ready');
+  logger.info(
+    { consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version, allocator: allocatorInUse() },
+    'engine ready',
+  );
 
   let stopping: Promise<void> | undefined;
   const gatewayUrl = `http://${settings.gateway.host === '0.0.0.0' ? '127.0.0.1' : settings.gateway.host}:${new URL(gatewayAddress).port}`;

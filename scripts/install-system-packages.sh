@@ -13,6 +13,9 @@
 #                                   downloaded certificate bundle (a zip)
 #   openjdk-17-jre-headless, maven  a real Apache Kafka broker for the Kafka intake tests
 #                                   (../shared/kafka fetches its jars through Maven)
+#   libjemalloc2                    the allocator the engine process runs with when present
+#                                   (scripts/engine-allocator.mjs): memory freed after a burst
+#                                   goes back to the system; without it, glibc's malloc
 #
 #   scripts/install-system-packages.sh [--check]
 #
@@ -50,6 +53,7 @@ check_all() {
   need unzip command -v unzip
   need openjdk-17-jre-headless command -v java
   need maven command -v mvn
+  need libjemalloc2 has_pkg libjemalloc2
 }
 
 check_all

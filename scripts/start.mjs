@@ -3,6 +3,7 @@
 import { spawnSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { engineEnvironment } from './engine-allocator.mjs';
 
 function newest(dir) {
   let latest = 0;
@@ -29,12 +30,17 @@ if (stale('dist/engine/main.js', ['engine'])) run('build:engine');
 if (stale('dist/renderer/index.html', ['renderer'])) run('build:renderer');
 
 const { flags } = JSON.parse(readFileSync('scripts/engine-node-flags.json', 'utf8'));
+let environment;
+try {
+  environment = engineEnvironment();
+} catch (error) {
+  console.error(error.message);
+  process.exit(78);
+}
 const engine = spawn(
   process.execPath,
   ['--enable-source-maps', ...flags, 'dist/engine/main.js', ...process.argv.slice(2)],
-  {
-    stdio: 'inherit',
-  },
+  { stdio: 'inherit', env: environment.env },
 );
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => engine.kill(signal));
 engine.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { allocatorInUse } from './allocator.ts';
 
 /** Records received by the intakes since start, and records discarded per configuration. */
 export interface IngestTotals {
@@ -117,6 +118,12 @@ export class EngineMetrics {
         for (const l of sources.kafkaLag()) this.set({ config: l.config, partition: String(l.partition) }, l.lag);
       },
     });
+    new Gauge({
+      name: 'rampart_allocator_info',
+      help: 'The malloc the engine runs with (jemalloc when the system has it, else the system one): 1 for the one in use',
+      labelNames: ['allocator'] as const,
+      registers,
+    }).set({ allocator: allocatorInUse() }, 1);
     const storeBytes = (): Promise<number | null> => this.storeBytes().catch(() => null);
     new Gauge({
       name: 'rampart_log_store_bytes',

@@ -5,6 +5,7 @@
  * and the health parts (gateway, intake, Kafka consumers, store, disk budget). Counting a verdict
  * allocates nothing; everything read from elsewhere is read on a scrape, through ports.
  */
+export { allocatorInUse, type Allocator } from './allocator.ts';
 export { EngineMetrics } from './engine-metrics.ts';
 export type { HeadlineMetrics, IngestTotals, KafkaPartitionLag, MetricsSources } from './engine-metrics.ts';
 export { healthParts } from './health.ts';
