@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineEnvironment } from '../../../scripts/engine-allocator.mjs';
 import { freePort } from '../../support/engine.ts';
 
 let dataDir: string;
@@ -49,7 +50,7 @@ describe('the engine process', () => {
   });
 
   /** Forks the engine with IPC, as the desktop supervisor does, and waits for its ready message. */
-  async function forkReady(): Promise<{
+  async function forkReady(extra: NodeJS.ProcessEnv = process.env): Promise<{
     child: ChildProcess;
     ready: { type: string; consoleUrl: string };
     port: number;
@@ -58,7 +59,7 @@ describe('the engine process', () => {
     const child = fork('engine/main.ts', [], {
       execArgv: ['--import', 'tsx'],
       env: {
-        ...process.env,
+        ...extra,
         RAMPART_DATA: dataDir,
         RAMPART_CONSOLE_PORT: String(port),
         RAMPART_GATEWAY_HOST: '127.0.0.1',
@@ -81,6 +82,24 @@ describe('the engine process', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.send({ type: 'shutdown' });
     expect(await exited).toBe(0);
+  });
+
+  it('runs on jemalloc when started as the launchers start it, and says so in its metrics', async (ctx) => {
+    const launched = engineEnvironment({ ...process.env, RAMPART_METRICS_TOKEN: 'allocator-check-token-0123456789' });
+    if (launched.allocator !== 'jemalloc')
+      ctx.skip('jemalloc is not installed (Debian package libjemalloc2; npm run setup:system installs it)');
+    const { child, ready } = await forkReady(launched.env);
+    try {
+      const metrics = await fetch(`${ready.consoleUrl}/metrics`, {
+        headers: { authorization: 'Bearer allocator-check-token-0123456789' },
+      });
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(/^rampart_allocator_info\{allocator="jemalloc"\} 1$/m);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      child.send({ type: 'shutdown' });
+      expect(await exited).toBe(0);
+    }
   });
 
   it('shuts down gracefully on SIGTERM', async () => {
