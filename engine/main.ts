@@ -380,7 +380,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
 
   // Metrics read the intakes' own counters and the store's size on a scrape; the verdict counts itself.
   const brokerConfigs = (): { id: string; name: string }[] => logConfigs.list().filter((c) => c.method === 'broker');
+  const allocator = allocatorInUse();
   const metrics = new EngineMetrics({
+    allocator,
     ingest: () => {
       let tcp = 0;
       let kafka = 0;
@@ -647,7 +649,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     : undefined;
   await recordDataFormat(settings.dataDir, upgrade, version, options.clock ?? systemClock);
   logger.info(
-    { consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version, allocator: allocatorInUse() },
+    { consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version, allocator },
     'engine ready',
   );
 

@@ -26,10 +26,7 @@ function run(script) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-if (stale('dist/engine/main.js', ['engine'])) run('build:engine');
-if (stale('dist/renderer/index.html', ['renderer'])) run('build:renderer');
-
-const { flags } = JSON.parse(readFileSync('scripts/engine-node-flags.json', 'utf8'));
+// A wrong RAMPART_ALLOCATOR stops us before any build is spent.
 let environment;
 try {
   environment = engineEnvironment();
@@ -37,6 +34,11 @@ try {
   console.error(error.message);
   process.exit(78);
 }
+
+if (stale('dist/engine/main.js', ['engine'])) run('build:engine');
+if (stale('dist/renderer/index.html', ['renderer'])) run('build:renderer');
+
+const { flags } = JSON.parse(readFileSync('scripts/engine-node-flags.json', 'utf8'));
 const engine = spawn(
   process.execPath,
   ['--enable-source-maps', ...flags, 'dist/engine/main.js', ...process.argv.slice(2)],

@@ -144,14 +144,18 @@ export function requestParams(facts: RequestFacts): [string, string][] {
   const uri = facts.uri;
   const q = uri.indexOf('?');
   const h = uri.indexOf('#', q);
-  const pairs = q === -1 ? [] : formPairs(uri.slice(q + 1, h === -1 ? undefined : h), MAX_PARAMS);
+  const params: [string, string][] = [];
+  const keepNamed = (pairs: [string, string][]): void => {
+    for (const pair of pairs) if (pair[0] !== '') params.push(pair);
+  };
+  if (q !== -1) keepNamed(formPairs(uri.slice(q + 1, h === -1 ? undefined : h), MAX_PARAMS));
   const body = facts.body;
-  if (body !== undefined && body.length > 0 && pairs.length < MAX_PARAMS && facts.bodyPartial !== true) {
+  if (body !== undefined && body.length > 0 && params.length < MAX_PARAMS && facts.bodyPartial !== true) {
     const type = header(facts.headers, 'content-type') ?? '';
     if (type.toLowerCase().startsWith('application/x-www-form-urlencoded'))
-      pairs.push(...formPairs(body.toString('latin1'), MAX_PARAMS - pairs.length));
+      keepNamed(formPairs(body.toString('latin1'), MAX_PARAMS - params.length));
   }
-  return pairs.filter(([name]) => name !== '');
+  return params;
 }
 
 const PARAM_VARIABLE = /(?:^|[_:])ARGS(?:_GET|_POST)?:(.+)$/i;

@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { allocatorInUse } from './allocator.ts';
+import type { Allocator } from './allocator.ts';
 
 /** Records received by the intakes since start, and records discarded per configuration. */
 export interface IngestTotals {
@@ -21,6 +21,8 @@ export interface MetricsSources {
   kafkaLag(): readonly KafkaPartitionLag[];
   /** The log store's size on disk, bytes (LevelDB's estimate over its table files). */
   storeBytes(): Promise<number>;
+  /** The malloc the process runs with, read once at start (default: not reported). */
+  allocator?: Allocator;
   /** Monotonic milliseconds (default: performance.now). */
   monotonicNow?: () => number;
 }
@@ -118,12 +120,13 @@ export class EngineMetrics {
         for (const l of sources.kafkaLag()) this.set({ config: l.config, partition: String(l.partition) }, l.lag);
       },
     });
-    new Gauge({
-      name: 'rampart_allocator_info',
-      help: 'The malloc the engine runs with (jemalloc when the system has it, else the system one): 1 for the one in use',
-      labelNames: ['allocator'] as const,
-      registers,
-    }).set({ allocator: allocatorInUse() }, 1);
+    if (sources.allocator !== undefined)
+      new Gauge({
+        name: 'rampart_allocator_info',
+        help: 'The malloc the engine runs with (jemalloc when the system has it, else the system one): 1 for the one in use',
+        labelNames: ['allocator'] as const,
+        registers,
+      }).set({ allocator: sources.allocator }, 1);
     const storeBytes = (): Promise<number | null> => this.storeBytes().catch(() => null);
     new Gauge({
       name: 'rampart_log_store_bytes',

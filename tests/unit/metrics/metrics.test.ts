@@ -63,6 +63,14 @@ describe('EngineMetrics', () => {
     expect(await metrics.text()).toContain('rampart_kafka_consumer_lag{config="k1",partition="2"} 42\n');
     metrics.close();
   });
+  it('names the allocator it was given, and none when it was given none', async () => {
+    const told = metricsWith({ allocator: 'jemalloc' }).metrics;
+    const untold = metricsWith().metrics;
+    expect(await told.text()).toMatch(/^rampart_allocator_info\{allocator="jemalloc"\} 1$/m);
+    expect(await untold.text()).not.toContain('rampart_allocator_info');
+    told.close();
+    untold.close();
+  });
 });
 
 describe('healthParts', () => {
