@@ -58,7 +58,9 @@
  * the broker, as tests/support/kafka-broker.ts says). Settings: RAMPART_SOAK_MINUTES (30; 3 for a
  * quick trial), RAMPART_SOAK_LOAD (0.5), RAMPART_SOAK_CAPACITY_SECONDS (20),
  * RAMPART_SOAK_VERDICT_RPS / _TLS_RPS / _KAFKA_RPS (skip that capacity run and take this figure),
- * RAMPART_SOAK_KAFKA_CAPACITY_MESSAGES (300,000), RAMPART_SOAK_KEEP=1 (keep the work folder).
+ * RAMPART_SOAK_KAFKA_CAPACITY_MESSAGES (300,000), RAMPART_SOAK_KEEP=1 (keep the work folder),
+ * RAMPART_SOAK_TRACE=1 (a comment line with the engine's RSS every 6 s and one at each loss check's
+ * start, to see when memory moves).
  *
  * Output (name: value unit): the capacities and driven rates; per slice `soak_slice: n`,
  * `soak_verdict_p99_ms`, `soak_rss_mb` (the engine's resident memory, median of the slice's
@@ -101,6 +103,7 @@ const DRAIN_MS = 600_000;
 const EMAIL = 'soak@example.com';
 const PASSWORD = 'Kettle#Blue7';
 const PARTITIONS = 3;
+const TRACE = process.env.RAMPART_SOAK_TRACE === '1';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const clock = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
@@ -491,6 +494,7 @@ try {
    */
   async function checkDrop(drop: SenderDown): Promise<void> {
     const started = performance.now();
+    if (TRACE) log('check of a dropped TLS connection starts');
     const missing: number[] = [];
     let exports = 0;
     if (drop.resent.length > 0) {
@@ -586,8 +590,11 @@ try {
       const text = readFileSync(`/proc/${pid}/status`, 'utf8');
       const total = /VmRSS:\s+(\d+) kB/.exec(text);
       const anon = /RssAnon:\s+(\d+) kB/.exec(text);
-      if (total && anon)
+      if (total && anon) {
         rss.push({ slice, at: Date.now() - sliceStart, mb: Number(total[1]) / 1024, anonMb: Number(anon[1]) / 1024 });
+        if (TRACE && rss.length % 3 === 0)
+          log(`rss ${(Number(total[1]) / 1024).toFixed(0)} MB, anon ${(Number(anon[1]) / 1024).toFixed(0)} MB`);
+      }
     } catch {
       // Between a kill and the next start.
     }
