@@ -602,7 +602,7 @@ try {
   // Where that memory is (diagnostic), every 10 s: the pages of LevelDB's table files the engine has
   // mapped (/proc/<pid>/smaps), and its V8 heap and memory outside it (/metrics).
   const tableSamples: { slice: number; at: number; tablesMb: number; tables: number }[] = [];
-  const heap: { slice: number; at: number; total: number; used: number; external: number }[] = [];
+  const heap: { slice: number; at: number; total: number; used: number; newSpace: number; external: number }[] = [];
   let heapFailure = '';
   const heapSampler = setInterval(() => {
     const pid = engine?.child.pid;
@@ -638,6 +638,7 @@ try {
           at,
           total: mb('nodejs_heap_size_total_bytes'),
           used: mb('nodejs_heap_size_used_bytes'),
+          newSpace: mb('nodejs_heap_space_size_total_bytes\\{space="new"\\}'),
           external: mb('nodejs_external_memory_bytes'),
         });
       })
@@ -752,6 +753,7 @@ try {
     const lateHeap = heap.filter((h) => h.slice === slice && h.at >= SLICE_MS / 2);
     const heapTotal = median(lateHeap.map((h) => h.total));
     const heapUsed = median(lateHeap.map((h) => h.used));
+    const newSpace = median(lateHeap.map((h) => h.newSpace));
     const external = median(lateHeap.map((h) => h.external));
     const lateTables = tableSamples.filter((h) => h.slice === slice && h.at >= SLICE_MS / 2);
     const tablesMb = median(lateTables.map((h) => h.tablesMb));
@@ -762,7 +764,7 @@ try {
     line('soak_rss_mb', rssMb, 'MB');
     line('soak_rss_anon_mb', anonMb, 'MB');
     console.log(
-      `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines, ${backlogNow} at the end; V8 heap ${heapTotal.toFixed(0)} MB (${heapUsed.toFixed(0)} MB used), external ${external.toFixed(0)} MB; ${tablesMapped.toFixed(0)} table files mapped, ${tablesMb.toFixed(0)} MB of them resident`,
+      `# slice ${slice}: ${answered} verdicts answered, ${errors} refused or failed (engine restarting); TLS sender backlog up to ${backlog} lines, ${backlogNow} at the end; V8 heap ${heapTotal.toFixed(0)} MB (${heapUsed.toFixed(0)} MB used, young generation ${newSpace.toFixed(0)} MB), external ${external.toFixed(0)} MB; ${tablesMapped.toFixed(0)} table files mapped, ${tablesMb.toFixed(0)} MB of them resident`,
     );
     backlog = 0;
     // The squeeze's "before": the soak logs' oldest records while the engine still runs.
