@@ -490,12 +490,15 @@ export class BasicRulesService {
    * request's parameters are read once, on the first match that names one).
    */
   #learnedOf(siteId: string, facts: RequestFacts): (match: MatchedRule) => LearnedFit | null {
+    // Read from the request once, on the first match that names a parameter.
     let params: Map<string, string> | undefined;
+    let path: string | undefined;
     return (match) => {
       const name = paramOf(match.variable);
       if (name === null) return null;
       params ??= new Map(requestParams(facts));
-      return this.#learned.judge(siteId, pathOf(facts.uri), match.variable, params.get(name) ?? match.value);
+      path ??= pathOf(facts.uri);
+      return this.#learned.judge(siteId, path, match.variable, params.get(name) ?? match.value);
     };
   }
 
