@@ -52,6 +52,7 @@ import {
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
 import { LearnedNormal, paramOf, requestParams, type LearnedFit } from './learned-normal.ts';
 import { BlockHistory, DEFAULT_THRESHOLD, opinionText, RequestRate, weigh } from './second-opinion.ts';
+import { SiteClients } from './site-clients.ts';
 
 const paranoiaOf = (level: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(level) + 1;
 
@@ -193,7 +194,8 @@ export class BasicRulesService {
   #syncScheduled = false;
   /** For a site that has no runtime yet (created since the last check): every group on, loose. */
   #fallback: SiteRuntime | null = null;
-  readonly #denials = new Map<string, number>();
+  /** Until when a plugin-access client is denied; when full, lapsed denials go first. */
+  readonly #denials: SiteClients<number>;
   /** Blocks per client and site in the last hour: the second opinion's history signal. */
   readonly #history = new BlockHistory();
   /** Requests per client and site in the last minute: its rate signal. */
@@ -203,6 +205,7 @@ export class BasicRulesService {
 
   constructor(deps: BasicRulesServiceDeps) {
     this.#deps = deps;
+    this.#denials = new SiteClients(MAX_DENIALS, (until) => until <= deps.clock.now());
     deps.ruleSets.onInstalled(() => this.#sync());
     this.#sync();
   }
@@ -754,27 +757,19 @@ export class BasicRulesService {
   }
 
   #forgiveDenials(siteId: string): void {
-    const prefix = `${siteId} `;
-    for (const key of this.#denials.keys()) if (key.startsWith(prefix)) this.#denials.delete(key);
+    this.#denials.forget(siteId);
   }
 
   #deny(siteId: string, ip: string): void {
-    const now = this.#deps.clock.now();
-    if (this.#denials.size >= MAX_DENIALS) {
-      for (const [key, until] of this.#denials) if (until <= now) this.#denials.delete(key);
-      if (this.#denials.size >= MAX_DENIALS) this.#denials.delete(this.#denials.keys().next().value as string);
-    }
-    this.#denials.set(`${siteId} ${ip}`, now + WAF_DENIAL_MS);
+    this.#denials.set(siteId, ip, this.#deps.clock.now() + WAF_DENIAL_MS);
   }
 
   /** A plugin-access client is denied for a minute after a basic rule fired on it. */
   isDenied(siteId: string, ip: string, now: number): boolean {
-    if (this.#denials.size === 0) return false;
-    const key = `${siteId} ${ip}`;
-    const until = this.#denials.get(key);
+    const until = this.#denials.get(siteId, ip);
     if (until === undefined) return false;
     if (until > now) return true;
-    this.#denials.delete(key);
+    this.#denials.delete(siteId, ip);
     return false;
   }
 }

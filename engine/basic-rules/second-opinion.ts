@@ -1,6 +1,7 @@
 import type { ProbeSignal } from '#engine/verdict';
 import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
 import type { LearnedFit } from './learned-normal.ts';
+import { SiteClients } from './site-clients.ts';
 
 /**
  * The second opinion (issue 18, item 4): a request the Core Rule Set's anomaly score would block is
@@ -221,23 +222,20 @@ const MAX_CLIENTS = 100_000;
 
 /** Blocks per (site, client address) in the last hour, bounded: the history signal. */
 export class BlockHistory {
-  readonly #blocks = new Map<string, number[]>();
+  readonly #blocks = new SiteClients<number[]>(MAX_CLIENTS);
 
   record(siteId: string, ip: string, now: number): void {
-    const key = `${siteId} ${ip}`;
-    const times = this.#blocks.get(key);
-    if (times !== undefined) {
-      times.push(now);
-      if (times.length > HISTORY_CAP) times.shift();
+    const times = this.#blocks.get(siteId, ip);
+    if (times === undefined) {
+      this.#blocks.set(siteId, ip, [now]);
       return;
     }
-    if (this.#blocks.size >= MAX_CLIENTS) this.#blocks.delete(this.#blocks.keys().next().value as string);
-    this.#blocks.set(key, [now]);
+    times.push(now);
+    if (times.length > HISTORY_CAP) times.shift();
   }
 
   count(siteId: string, ip: string, now: number): number {
-    if (this.#blocks.size === 0) return 0;
-    const times = this.#blocks.get(`${siteId} ${ip}`);
+    const times = this.#blocks.get(siteId, ip);
     if (times === undefined) return 0;
     let n = 0;
     for (const at of times) if (now - at < HOUR) n++;
@@ -245,8 +243,7 @@ export class BlockHistory {
   }
 
   forget(siteId: string): void {
-    const prefix = `${siteId} `;
-    for (const key of this.#blocks.keys()) if (key.startsWith(prefix)) this.#blocks.delete(key);
+    this.#blocks.forget(siteId);
   }
 }
 
@@ -255,16 +252,14 @@ export class BlockHistory {
  * one-minute windows, the previous one weighted by how much of it the last minute still covers.
  */
 export class RequestRate {
-  readonly #clients = new Map<string, { window: number; count: number; previous: number }>();
+  readonly #clients = new SiteClients<{ window: number; count: number; previous: number }>(MAX_CLIENTS);
 
   /** Counts a request and answers the client's requests in the last minute, this one included. */
   hit(siteId: string, ip: string, now: number): number {
-    const key = `${siteId} ${ip}`;
     const window = Math.floor(now / MINUTE);
-    let entry = this.#clients.get(key);
+    let entry = this.#clients.get(siteId, ip);
     if (entry === undefined) {
-      if (this.#clients.size >= MAX_CLIENTS) this.#clients.delete(this.#clients.keys().next().value as string);
-      this.#clients.set(key, (entry = { window, count: 0, previous: 0 }));
+      this.#clients.set(siteId, ip, (entry = { window, count: 0, previous: 0 }));
     } else if (entry.window !== window) {
       entry.previous = entry.window === window - 1 ? entry.count : 0;
       entry.count = 0;
@@ -276,7 +271,6 @@ export class RequestRate {
   }
 
   forget(siteId: string): void {
-    const prefix = `${siteId} `;
-    for (const key of this.#clients.keys()) if (key.startsWith(prefix)) this.#clients.delete(key);
+    this.#clients.forget(siteId);
   }
 }
