@@ -648,10 +648,7 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
     ? { url: `https://${localHost}:${port}`, caFingerprint256: consoleTls.status().ca?.fingerprint256 ?? null }
     : undefined;
   await recordDataFormat(settings.dataDir, upgrade, version, options.clock ?? systemClock);
-  logger.info(
-    { consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version, allocator },
-    'engine ready',
-  );
+  logger.info({ consoleUrl, dataDir: settings.dataDir, edition: settings.edition, version, allocator }, 'engine ready');
 
   let stopping: Promise<void> | undefined;
   const gatewayUrl = `http://${settings.gateway.host === '0.0.0.0' ? '127.0.0.1' : settings.gateway.host}:${new URL(gatewayAddress).port}`;
