@@ -11,16 +11,16 @@ if (benches.length === 0) {
   console.error(`no benchmark named ${wanted}`);
   process.exit(2);
 }
+// In-process benchmarks stand in for the engine process: they run with its Node flags and its
+// allocator (jemalloc where the system has it; RAMPART_ALLOCATOR=system for glibc's).
+const { flags } = JSON.parse(readFileSync('scripts/engine-node-flags.json', 'utf8'));
+const { env, allocator } = engineEnvironment(process.env);
+env.RAMPART_BENCH_OUTER_ALLOCATOR_ENV = JSON.stringify({
+  LD_PRELOAD: process.env.LD_PRELOAD,
+  MALLOC_CONF: process.env.MALLOC_CONF,
+});
 for (const file of benches) {
   console.log(`# ${file}`);
-  // In-process benchmarks stand in for the engine process: they run with its Node flags and its
-  // allocator (jemalloc where the system has it; RAMPART_ALLOCATOR=system for glibc's).
-  const { flags } = JSON.parse(readFileSync('scripts/engine-node-flags.json', 'utf8'));
-  const { env, allocator } = engineEnvironment(process.env);
-  env.RAMPART_BENCH_OUTER_ALLOCATOR_ENV = JSON.stringify({
-    LD_PRELOAD: process.env.LD_PRELOAD,
-    MALLOC_CONF: process.env.MALLOC_CONF,
-  });
   console.log(`# allocator: ${allocator}`);
   const result = spawnSync(
     process.execPath,

@@ -205,7 +205,10 @@ export class BasicRulesService {
 
   constructor(deps: BasicRulesServiceDeps) {
     this.#deps = deps;
-    this.#denials = new SiteClients(MAX_DENIALS, (until) => until <= deps.clock.now());
+    this.#denials = new SiteClients(MAX_DENIALS, {
+      now: () => deps.clock.now(),
+      over: (until, now) => until <= now,
+    });
     deps.ruleSets.onInstalled(() => this.#sync());
     this.#sync();
   }
@@ -490,10 +493,9 @@ export class BasicRulesService {
 
   /**
    * The site's learned normal of a match's parameter, judged on the value the request sent (the
-   * request's parameters are read once, on the first match that names one).
+   * request's parameters and path are read once, on the first match that names a parameter).
    */
   #learnedOf(siteId: string, facts: RequestFacts): (match: MatchedRule) => LearnedFit | null {
-    // Read from the request once, on the first match that names a parameter.
     let params: Map<string, string> | undefined;
     let path: string | undefined;
     return (match) => {

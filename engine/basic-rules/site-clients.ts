@@ -1,6 +1,6 @@
 /**
  * A value per (site, client address), bounded: when full, a new client first clears the entries
- * `expired` says are over (if given), then the oldest one. Forgotten per site when the site's
+ * `expiry` says are over at its clock's time (read once per sweep; if given), then the oldest one. Forgotten per site when the site's
  * setting changes or the site goes. Used for the plugin denials and the second opinion's history
  * and rates.
  */
@@ -9,7 +9,7 @@ export class SiteClients<V> {
 
   constructor(
     private readonly max: number,
-    private readonly expired?: (value: V) => boolean,
+    private readonly expiry?: { now: () => number; over: (value: V, now: number) => boolean },
   ) {}
 
   get size(): number {
@@ -24,8 +24,11 @@ export class SiteClients<V> {
     const key = `${siteId} ${ip}`;
     const entries = this.#entries;
     if (entries.size >= this.max && !entries.has(key)) {
-      const expired = this.expired;
-      if (expired !== undefined) for (const [k, v] of entries) if (expired(v)) entries.delete(k);
+      const expiry = this.expiry;
+      if (expiry !== undefined) {
+        const now = expiry.now();
+        for (const [k, v] of entries) if (expiry.over(v, now)) entries.delete(k);
+      }
       if (entries.size >= this.max) entries.delete(entries.keys().next().value as string);
     }
     entries.set(key, value);

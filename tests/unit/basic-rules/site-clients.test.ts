@@ -30,7 +30,7 @@ describe('SiteClients', () => {
   });
 
   it('clears expired entries before it evicts a live one', () => {
-    const clients = new SiteClients<number>(3, (until) => until <= 100);
+    const clients = new SiteClients<number>(3, { now: () => 100, over: (until, now) => until <= now });
     clients.set('s', 'live', 500);
     clients.set('s', 'lapsed-1', 50);
     clients.set('s', 'lapsed-2', 60);
