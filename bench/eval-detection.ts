@@ -13,8 +13,9 @@
  * - `modsecurity_pl1_*` / `modsecurity_pl2_*`: nginx proxying to the same origin with ModSecurity on
  *   (request bodies inspected); blocked is a 403.
  * - Each Rampart method at `loose` (every rule group at paranoia level 1, Rampart's defaults),
- *   `normal` (every group at level 2) and `normal_opinion` (normal with the second opinion on:
- *   engine/basic-rules/second-opinion.ts).
+ *   `normal` (every group at level 2, with that level's tokenizer check of level-2 SQL and XSS
+ *   matches: engine/basic-rules/confirmation.ts) and `normal_opinion` (normal with the second
+ *   opinion on: engine/basic-rules/second-opinion.ts).
  *
  * Prints, per side and level, `<side>_<level>_detection_pct` (attacks blocked),
  * `<side>_<level>_false_positive_pct` (benign requests blocked) and `<side>_<level>_accuracy_pct`,

@@ -52,6 +52,7 @@ import {
 import { clientHeaders, customRequest, wafRequest } from './request-view.ts';
 import { LearnedNormal, paramOf, requestParams, type LearnedFit } from './learned-normal.ts';
 import { BlockHistory, DEFAULT_THRESHOLD, opinionText, RequestRate, weigh } from './second-opinion.ts';
+import { checkAtNormal, levelCheckText } from './confirmation.ts';
 import { SiteClients } from './site-clients.ts';
 
 const paranoiaOf = (level: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(level) + 1;
@@ -136,6 +137,8 @@ interface SiteRuntime {
   ruleSetMissing: boolean;
   /** Whether the second opinion reconsiders the anomaly score's blocks (second-opinion.ts). */
   secondOpinion: boolean;
+  /** CRS file numbers (`942`) of the groups on at level normal: their level-2 SQL and XSS matches are checked (confirmation.ts). */
+  atNormal: ReadonlySet<string>;
 }
 
 /** Whether a site's anomaly-score blocks get the second opinion. */
@@ -613,6 +616,7 @@ export class BasicRulesService {
       named: loaded?.named ?? RECOMMENDED_IDS,
       ruleSetMissing: loaded === null && groupsOn,
       secondOpinion: record?.secondOpinion === true,
+      atNormal: new Set(crsGroups.filter((_, i) => settings[i]?.enabled !== false && settings[i]?.level === 'normal')),
     };
   }
 
@@ -661,6 +665,7 @@ export class BasicRulesService {
     let blocked = false;
     let score = 0;
     let opinion: string | undefined;
+    let levelCheck: string | undefined;
     let transaction: WafTransaction | null = null;
     const named = runtime.named;
     // The second opinion's signals about the client: its request rate counts every request.
@@ -677,18 +682,28 @@ export class BasicRulesService {
       collect(outcome.matched, named, ruleIds, categories, targets);
       blocked = outcome.interrupted;
       score = outcome.score;
+      const threshold = outcome.threshold ?? DEFAULT_THRESHOLD;
+      const check =
+        blocked && runtime.atNormal.size > 0
+          ? checkAtNormal(outcome.matched, score, threshold, runtime.atNormal)
+          : null;
+      if (check !== null) {
+        levelCheck = levelCheckText(score, check, threshold);
+        blocked = check.blocked;
+      }
       if (blocked && runtime.secondOpinion) {
         const second = weigh({
           matched: outcome.matched,
-          score,
-          threshold: outcome.threshold ?? DEFAULT_THRESHOLD,
+          score: check?.score ?? score,
+          threshold,
           probe,
           earlierBlocks: this.#history.count(site.id, srcIp, now),
           recentRequests,
           learned: this.#learnedOf(site.id, facts),
+          ...(check === null ? {} : { checked: check.checked }),
         });
         if (second !== null) {
-          opinion = opinionText(score, second);
+          opinion = opinionText(check?.score ?? score, second);
           blocked = second.blocked;
         }
       }
@@ -719,12 +734,13 @@ export class BasicRulesService {
             score,
             targets,
             ...(runtime.ruleSetMissing ? { ruleSet: 'missing' as const } : {}),
+            ...(levelCheck === undefined ? {} : { levelCheck }),
             ...(opinion === undefined ? {} : { secondOpinion: opinion }),
           };
     const open = transaction;
-    // A block the second opinion cleared leaves the transaction interrupted: its response phases
-    // would block again, so the response of that request is not inspected.
-    if (open === null || blocked || opinion !== undefined) return closed(outcome);
+    // A block the level's check or the second opinion cleared leaves the transaction interrupted:
+    // its response phases would block again, so the response of that request is not inspected.
+    if (open === null || blocked || opinion !== undefined || levelCheck !== undefined) return closed(outcome);
     return {
       outcome,
       respond: (response) => {

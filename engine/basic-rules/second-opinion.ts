@@ -1,5 +1,6 @@
 import type { ProbeSignal } from '#engine/verdict';
-import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
+import type { MatchedRule } from '#engine/waf';
+import { checkMatch, familyOf, ruleParanoia, SEVERITY_POINTS, type TokenizerSignal } from './confirmation.ts';
 import type { LearnedFit } from './learned-normal.ts';
 import { SiteClients } from './site-clients.ts';
 
@@ -9,9 +10,8 @@ import { SiteClients } from './site-clients.ts';
  *
  * - Rules of paranoia level 1 are never discounted: they are the `loose` level's own judgement.
  * - A rule of level 2 or above in the SQL injection or XSS family counts only when our tokenizers
- *   (engine/waf/detect) find SQL or script in the value it matched, or the value carries template
- *   or expression syntax (CODE_SYNTAX); otherwise its points are taken off. These regexes fire on prose with apostrophes and on rich-text markup; the tokenizers read
- *   the value as SQL or HTML would.
+ *   confirm it (confirmation.ts); otherwise its points are taken off. Matches the protection level
+ *   `normal` checked already (`checked`) are not checked again.
  * - Other rules of level 2 or above (no tokenizer for their family) are weighed with the client:
  *   - a client whose token says it passed the browser probe takes up to PROBED_CREDIT points off
  *     them, SETTLED_CREDIT when its token is SETTLED_TOKEN_MS old or more and it has no block in
@@ -43,14 +43,15 @@ export interface OpinionInput {
   recentRequests: number;
   /** The site's learned normal of a match's parameter value; null when it has none that speaks. */
   learned?: (match: MatchedRule) => LearnedFit | null;
+  /** Matches the protection level's tokenizer check looked at (their points are in `score` already). */
+  checked?: ReadonlySet<MatchedRule>;
 }
 
-export interface OpinionSignal {
-  /**
-   * `tokenizer`: a level-2+ match checked by our SQL or HTML tokenizer; `learned`: a matched
-   * parameter against the site's learned normal; `probe`, `history`, `rate`: the client.
-   */
-  kind: 'tokenizer' | 'learned' | 'probe' | 'history' | 'rate';
+export type OpinionSignal = TokenizerSignal | ClientSignal;
+
+interface ClientSignal {
+  /** `learned`: a matched parameter against the site's learned normal; `probe`, `history`, `rate`: the client. */
+  kind: 'learned' | 'probe' | 'history' | 'rate';
   /** Points added (positive) or taken off (negative). */
   points: number;
   /** `942260 ARGS:q: no SQL`, `probed browser`, `2 blocks in the last hour`. */
@@ -77,52 +78,6 @@ export const HISTORY_POINTS = 2;
 export const HISTORY_CAP = 6;
 export const BOT_POINTS = 3;
 export const DEFAULT_THRESHOLD = 5;
-
-const SEVERITY_POINTS: Readonly<Record<string, number>> = {
-  CRITICAL: 5,
-  '2': 5,
-  ERROR: 4,
-  '3': 4,
-  WARNING: 3,
-  '4': 3,
-  NOTICE: 2,
-  '5': 2,
-};
-
-const PARANOIA_TAG = 'paranoia-level/';
-
-/** A rule's paranoia level from its tags (CRS tags every rule above level 1; untagged is level 1). */
-export function ruleParanoia(tags: readonly string[]): number {
-  for (const tag of tags) {
-    if (tag.startsWith(PARANOIA_TAG)) {
-      const level = Number(tag.slice(PARANOIA_TAG.length));
-      if (Number.isInteger(level) && level >= 1) return level;
-    }
-  }
-  return 1;
-}
-
-type Family = 'sqli' | 'xss' | null;
-
-function familyOf(tags: readonly string[]): Family {
-  if (tags.includes('attack-sqli')) return 'sqli';
-  if (tags.includes('attack-xss')) return 'xss';
-  return null;
-}
-
-/**
- * Template and expression syntax (`{{ }}`, `{% %}`, `${ }`, `#{ }`, `<% %>`), a call on a call's
- * result (`require('x').exec(`) and dunder names (`__class__`): server-side template injection and
- * JavaScript payloads that CRS's level-2 SQL and XSS regexes catch only in passing. Our tokenizers
- * rightly find no SQL or HTML in them, so a value that carries them is never cleared.
- */
-const CODE_SYNTAX = /\{\{|\{%|\$\{|#\{|<%|\)\s*\.\s*[A-Za-z_$][\w$]*\s*\(|__[A-Za-z]\w*__/;
-
-/** What a matched value holds: SQL or script our tokenizer finds, code syntax, or neither (null). */
-function confirmation(family: 'sqli' | 'xss', value: string): string | null {
-  if (family === 'sqli' ? detectSqli(value).matched : detectXss(value)) return family === 'sqli' ? 'SQL' : 'script';
-  return CODE_SYNTAX.test(value) ? 'template or call syntax' : null;
-}
 
 /** The second opinion on a request the anomaly score blocks; null when nothing in it is borderline. */
 export function weigh(input: OpinionInput): Opinion | null {
@@ -151,21 +106,10 @@ export function weigh(input: OpinionInput): Opinion | null {
       } else if (fit?.fit === 'unusual') unusualDetail ||= fit.detail;
       continue;
     }
-    const found = confirmation(family, match.value);
-    if (found === null) {
-      score -= points;
-      signals.push({
-        kind: 'tokenizer',
-        points: -points,
-        detail: `${match.id} ${match.variable}: no ${family === 'sqli' ? 'SQL' : 'script'}`,
-      });
-    } else {
-      signals.push({
-        kind: 'tokenizer',
-        points: 0,
-        detail: `${match.id} ${match.variable}: ${found} confirmed`,
-      });
-    }
+    if (input.checked?.has(match)) continue;
+    const signal = checkMatch(match, family, points);
+    score += signal.points;
+    signals.push(signal);
   }
   if (!borderline) return null;
   let credited = 0;

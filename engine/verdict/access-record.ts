@@ -86,6 +86,8 @@ export function accessRecord(
     waf_triggered_targets: verdict.waf.targets?.length ? capText(verdict.waf.targets.join('\n')) : '',
     // 'missing' when the site's basic rule groups were to run but no Core Rule Set is loaded.
     waf_rule_set: verdict.waf.ruleSet ?? '',
+    // The tokenizer check of level normal on an anomaly-score block: which matches it cleared.
+    waf_level_check: verdict.waf.levelCheck ?? '',
     // The second opinion on an anomaly-score block, when the site has it on: what it weighed.
     waf_second_opinion: verdict.waf.secondOpinion ?? '',
     source_type: 'web',

@@ -40,6 +40,12 @@ export interface WafOutcome {
    * waf_second_opinion).
    */
   secondOpinion?: string;
+  /**
+   * The tokenizer check of level-2 SQL and XSS matches in groups at level normal, on an
+   * anomaly-score block: `cleared 5 -> 0 (threshold 5): 942260 ARGS:q: no SQL -5` (the access
+   * log's waf_level_check).
+   */
+  levelCheck?: string;
 }
 
 /** What the browser probe's token says of the client, for the WAF's second opinion. */

@@ -695,7 +695,7 @@ export const en = {
   'ruleSet.uploaded': 'Core Rule Set {version} from {file} loaded: {count, plural, one {# rule} other {# rules}}.',
   'groups.title': 'Preset rule groups',
   'groups.help':
-    'All groups are on by default. The protection level decides how many rules of a group run: loose the fewest, very strict all of them. Higher levels catch more attacks and may block more legitimate requests. Changes apply at once.',
+    'All groups are on by default. The protection level decides how many rules of a group run: loose the fewest, very strict all of them. Higher levels catch more attacks and may block more legitimate requests. At normal, the SQL injection and XSS rules that normal adds count only when Rampart’s SQL and HTML tokenizers find SQL or script in what they matched (the access record’s waf_level_check says so); strict and very strict count every rule as the Core Rule Set writes it. Changes apply at once.',
   'groups.col.id': 'Group ID',
   'groups.col.type': 'Type',
   'groups.col.enabled': 'Enabled',

@@ -658,7 +658,7 @@ export const zhCN: Messages = {
   'ruleSet.uploaded': '已加载 {file} 中的核心规则集 {version}：共 {count} 条规则。',
   'groups.title': '预置规则分组',
   'groups.help':
-    '所有分组默认启用。防护等级决定分组中启用多少条规则：宽松最少，非常严格全部启用。等级越高安全性越高，也可能产生更多误报。修改立即生效。',
+    '所有分组默认启用。防护等级决定分组中启用多少条规则：宽松最少，非常严格全部启用。等级越高安全性越高，也可能产生更多误报。“正常”等级新增的 SQL 注入与 XSS 规则，仅在 Rampart 的 SQL / HTML 词法分析在其命中内容中确认存在 SQL 或脚本时才计分（访问记录的 waf_level_check 会写明）；“严格”与“非常严格”按 Core Rule Set 原样计分。修改立即生效。',
   'groups.col.id': '分组 ID',
   'groups.col.type': '类型',
   'groups.col.enabled': '启用',

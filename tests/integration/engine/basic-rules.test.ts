@@ -220,9 +220,33 @@ describe('basic rules with CRS 3.3.4', () => {
     }
   });
 
+  it('at level normal, a level-2 SQL rule counts only when the SQL tokenizer confirms it; at strict it counts as written', async () => {
+    const site = await createSite('level-check', { runMode: 'block', accessMethod: 'plugin' });
+    await admin.request('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'normal' });
+    const prose = '/search?q=select+the+best+option+from+the+list';
+    // CRS's 942260 (paranoia level 2) fires on the sentence; the tokenizer finds no SQL in it.
+    expect(await verdict(site, prose, '203.0.113.55')).toEqual({ status: 204, guard: 'PASS' });
+    // SQL the tokenizer confirms still blocks.
+    expect(await verdict(site, "/item?id=1'%20OR%20'1'='1", '203.0.113.56')).toEqual({ status: 403, guard: 'OWASP' });
+    await admin.request('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'strict' });
+    expect(await verdict(site, prose, '203.0.113.57')).toEqual({ status: 403, guard: 'OWASP' });
+
+    await engine.logStore.flush();
+    const records = await engine.logStore.read(`access:${site}`, { from: 0, to: Number.MAX_SAFE_INTEGER });
+    const byIp = (ip: string) => records.find((r) => r.src_ip === ip);
+    expect(String(byIp('203.0.113.55')?.waf_triggered_rules).split(',')).toContain('942260');
+    expect(String(byIp('203.0.113.55')?.waf_level_check)).toMatch(
+      /^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:q: no SQL -5/,
+    );
+    expect(byIp('203.0.113.56')?.guard_status).toBe('OWASP');
+    expect(String(byIp('203.0.113.57')?.waf_triggered_rules).split(',')).toContain('942260');
+    expect(byIp('203.0.113.57')?.waf_level_check).toBe('');
+  });
+
   it('the second opinion, when switched on, clears a level-2 SQL rule on prose and says why; attacks stay blocked', async () => {
     const site = await createSite('opinion', { runMode: 'block', accessMethod: 'plugin' });
-    await admin.request('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'normal' });
+    // At strict the level checks nothing: the opinion's own tokenizer check decides.
+    await admin.request('PUT', `/sites/${site}/basic-rules/groups/008`, { enabled: true, level: 'strict' });
     const prose = '/search?q=select+the+best+option+from+the+list';
     // Off by default: CRS's 942260 (paranoia level 2) blocks the sentence.
     expect((await admin.request('GET', `/sites/${site}/basic-rules/second-opinion`)).body).toEqual({ enabled: false });

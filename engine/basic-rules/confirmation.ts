@@ -1,0 +1,128 @@
+import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
+
+/**
+ * The tokenizer check of level-2 SQL injection and XSS matches (issue 18). CRS's level-2 rules of
+ * these families are regexes that fire on prose with apostrophes, on words such as "select" or
+ * "union" in a sentence and on rich-text markup; our tokenizers (engine/waf/detect) read the matched
+ * value as SQL or HTML would. A match whose value holds no SQL, no script and no template or call
+ * syntax (CODE_SYNTAX) is not counted: its points come off the anomaly score.
+ *
+ * - At protection level `normal` it is part of the level: a group at normal runs its level-2 SQL
+ *   and XSS rules with this check (basic-rules-service.ts). At strict and very strict every match
+ *   counts as CRS wrote it.
+ * - The second opinion (second-opinion.ts) applies it to every level-2-or-above match of these
+ *   families that the level did not check already.
+ */
+
+/** What the check says of one match, as the access record words it. */
+export interface TokenizerSignal {
+  kind: 'tokenizer';
+  /** The points taken off (negative), or 0 when the tokenizer confirmed the match. */
+  points: number;
+  /** `942260 ARGS:q: no SQL`, `941320 ARGS:bio: script confirmed`. */
+  detail: string;
+}
+
+/** The CRS family a rule is checked in, from its tags; null for a family without a tokenizer. */
+export type CheckedFamily = 'sqli' | 'xss';
+
+export function familyOf(tags: readonly string[]): CheckedFamily | null {
+  if (tags.includes('attack-sqli')) return 'sqli';
+  if (tags.includes('attack-xss')) return 'xss';
+  return null;
+}
+
+const PARANOIA_TAG = 'paranoia-level/';
+
+/** A rule's paranoia level from its tags (CRS tags every rule above level 1; untagged is level 1). */
+export function ruleParanoia(tags: readonly string[]): number {
+  for (const tag of tags) {
+    if (tag.startsWith(PARANOIA_TAG)) {
+      const level = Number(tag.slice(PARANOIA_TAG.length));
+      if (Number.isInteger(level) && level >= 1) return level;
+    }
+  }
+  return 1;
+}
+
+/** Points of a match, as CRS adds them by severity (critical 5, error 4, warning 3, notice 2). */
+export const SEVERITY_POINTS: Readonly<Record<string, number>> = {
+  CRITICAL: 5,
+  '2': 5,
+  ERROR: 4,
+  '3': 4,
+  WARNING: 3,
+  '4': 3,
+  NOTICE: 2,
+  '5': 2,
+};
+
+/**
+ * Template and expression syntax (`{{ }}`, `{% %}`, `${ }`, `#{ }`, `<% %>`), a call on a call's
+ * result (`require('x').exec(`) and dunder names (`__class__`): server-side template injection and
+ * JavaScript payloads that CRS's level-2 SQL and XSS regexes catch only in passing. Our tokenizers
+ * rightly find no SQL or HTML in them, so a value that carries them is never cleared.
+ */
+const CODE_SYNTAX = /\{\{|\{%|\$\{|#\{|<%|\)\s*\.\s*[A-Za-z_$][\w$]*\s*\(|__[A-Za-z]\w*__/;
+
+/** The tokenizer's word on one match of a checked family: the points it takes off and why. */
+export function checkMatch(match: MatchedRule, family: CheckedFamily, points: number): TokenizerSignal {
+  const value = match.value;
+  const found = (family === 'sqli' ? detectSqli(value).matched : detectXss(value))
+    ? family === 'sqli'
+      ? 'SQL'
+      : 'script'
+    : CODE_SYNTAX.test(value)
+      ? 'template or call syntax'
+      : null;
+  return found === null
+    ? {
+        kind: 'tokenizer',
+        points: -points,
+        detail: `${match.id} ${match.variable}: no ${family === 'sqli' ? 'SQL' : 'script'}`,
+      }
+    : { kind: 'tokenizer', points: 0, detail: `${match.id} ${match.variable}: ${found} confirmed` };
+}
+
+/** What the level's check made of a blocked request. */
+export interface LevelCheck {
+  /** The anomaly score after the check. */
+  score: number;
+  /** Whether the request is still blocked (the score still reaches the threshold). */
+  blocked: boolean;
+  signals: TokenizerSignal[];
+  /** The matches the check looked at (the second opinion does not check them again). */
+  checked: ReadonlySet<MatchedRule>;
+}
+
+/**
+ * Checks the level-2 SQL and XSS matches of the groups `atNormal` names (CRS file numbers, `942`);
+ * null when none of the matches is one of them.
+ */
+export function checkAtNormal(
+  matched: readonly MatchedRule[],
+  score: number,
+  threshold: number,
+  atNormal: ReadonlySet<string>,
+): LevelCheck | null {
+  let checked: Set<MatchedRule> | undefined;
+  const signals: TokenizerSignal[] = [];
+  for (const match of matched) {
+    if (!atNormal.has(match.id.slice(0, 3))) continue;
+    const points = SEVERITY_POINTS[match.severity.toUpperCase()];
+    if (points === undefined || ruleParanoia(match.tags) < 2) continue;
+    const family = familyOf(match.tags);
+    if (family === null) continue;
+    const signal = checkMatch(match, family, points);
+    score += signal.points;
+    signals.push(signal);
+    (checked ??= new Set()).add(match);
+  }
+  return checked === undefined ? null : { score, blocked: score >= threshold, signals, checked };
+}
+
+/** The access record's `waf_level_check`: `cleared 5 -> 0 (threshold 5): 942260 ARGS:q: no SQL -5`. */
+export function levelCheckText(before: number, check: LevelCheck, threshold: number): string {
+  const signals = check.signals.map((s) => `${s.detail}${s.points === 0 ? '' : ` ${s.points}`}`).join('; ');
+  return `${check.blocked ? 'kept' : 'cleared'} ${before} -> ${check.score} (threshold ${threshold}): ${signals}`;
+}
