@@ -31,6 +31,8 @@ import {
   type CustomRuleMatcher,
   type GroupId,
   type LevelProfile,
+  requestExclusions,
+  type RequestExclusions,
   type Waf,
 } from '#engine/waf';
 import {
@@ -671,6 +673,8 @@ export class BasicRulesService {
     // The second opinion's signals about the client: its request rate counts every request.
     const now = runtime.secondOpinion ? this.#deps.clock.now() : 0;
     const recentRequests = runtime.secondOpinion ? this.#rate.hit(site.id, srcIp, now) : 0;
+    /** The request phases again without the matches the level check cleared (see below). */
+    let reopened: WafTransaction | null = null;
     if (runtime.waf && runtime.levels) {
       const request = wafRequest(facts, srcIp, headers);
       const options = { levels: runtime.levels, exclusions: runtime.exclusions?.forUri(facts.uri) };
@@ -707,6 +711,16 @@ export class BasicRulesService {
           blocked = second.blocked;
         }
       }
+      // A transaction CRS's blocking rule interrupted would block again in the response phases. When
+      // the level check alone cleared the block, the request phases run once more without the
+      // matches it cleared, so that the response is still inspected (CRS's data-leakage rules).
+      if (transaction !== null && check !== null && !blocked && opinion === undefined) {
+        const again = runtime.waf.begin(request, {
+          levels: runtime.levels,
+          exclusions: withCleared(options.exclusions, check.cleared),
+        });
+        if (!again.request.interrupted) reopened = again;
+      }
     }
     if (runtime.custom) {
       const fired = runtime.custom.match(customRequest(facts, srcIp, headers));
@@ -737,10 +751,10 @@ export class BasicRulesService {
             ...(levelCheck === undefined ? {} : { levelCheck }),
             ...(opinion === undefined ? {} : { secondOpinion: opinion }),
           };
-    const open = transaction;
-    // A block the level's check or the second opinion cleared leaves the transaction interrupted:
-    // its response phases would block again, so the response of that request is not inspected.
-    if (open === null || blocked || opinion !== undefined || levelCheck !== undefined) return closed(outcome);
+    // A block the second opinion cleared leaves the transaction interrupted: its response phases
+    // would block again, so the response of that request is not inspected.
+    const open = levelCheck === undefined ? transaction : reopened;
+    if (open === null || blocked || opinion !== undefined) return closed(outcome);
     return {
       outcome,
       respond: (response) => {
@@ -846,4 +860,15 @@ function normalise(input: CustomRuleInput): Omit<CustomRuleRecord, 'id' | 'creat
 
 function view(rule: CustomRuleRecord): CustomRuleView {
   return { ...rule, attackType: 'custom', direction: 'request' };
+}
+
+/** A request's exclusions with the level check's cleared matches removed as rule targets. */
+function withCleared(exclusions: RequestExclusions | undefined, cleared: readonly MatchedRule[]): RequestExclusions {
+  const removed = requestExclusions(
+    [],
+    cleared.map((m) => ({ ruleId: Number(m.id), variable: m.variable })),
+  );
+  return exclusions === undefined
+    ? removed
+    : { ruleIds: exclusions.ruleIds, targets: [...exclusions.targets, ...removed.targets] };
 }

@@ -93,6 +93,8 @@ export interface LevelCheck {
   signals: TokenizerSignal[];
   /** The matches the check looked at (the second opinion does not check them again). */
   checked: ReadonlySet<MatchedRule>;
+  /** The matches it took the points of. */
+  cleared: readonly MatchedRule[];
 }
 
 /**
@@ -107,6 +109,7 @@ export function checkAtNormal(
 ): LevelCheck | null {
   let checked: Set<MatchedRule> | undefined;
   const signals: TokenizerSignal[] = [];
+  const cleared: MatchedRule[] = [];
   for (const match of matched) {
     if (!atNormal.has(match.id.slice(0, 3))) continue;
     const points = SEVERITY_POINTS[match.severity.toUpperCase()];
@@ -117,8 +120,9 @@ export function checkAtNormal(
     score += signal.points;
     signals.push(signal);
     (checked ??= new Set()).add(match);
+    if (signal.points < 0) cleared.push(match);
   }
-  return checked === undefined ? null : { score, blocked: score >= threshold, signals, checked };
+  return checked === undefined ? null : { score, blocked: score >= threshold, signals, checked, cleared };
 }
 
 /** The access record's `waf_level_check`: `cleared 5 -> 0 (threshold 5): 942260 ARGS:q: no SQL -5`. */

@@ -123,6 +123,9 @@ function mergeWaf(request: WafOutcome, response: WafOutcome): WafOutcome {
     score: Math.max(request.score, response.score),
     targets,
     ...(request.ruleSet ? { ruleSet: request.ruleSet } : {}),
+    // What the request's own block was weighed by stays on the record.
+    ...(request.levelCheck ? { levelCheck: request.levelCheck } : {}),
+    ...(request.secondOpinion ? { secondOpinion: request.secondOpinion } : {}),
   };
 }
 

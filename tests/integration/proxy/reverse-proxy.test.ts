@@ -561,6 +561,29 @@ describe('the reverse proxy (CNAME access)', () => {
     expect(record).toMatchObject({ guard_status: 'OWASP', action: 'block', status: 400 });
   });
 
+  it('at level normal, a block the tokenizer check cleared still has its response inspected', async () => {
+    await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'normal' });
+    try {
+      const answer = await ask({
+        method: 'POST',
+        path: '/leak',
+        from: '127.0.0.35',
+        cookie: tokenFor(shop, '127.0.0.35'),
+        body: 'comment=select+the+best+option+from+the+list',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      const record = await recordOf(engine, shop.id, answer.requestId);
+      // 942260 fired on the prose and the check cleared it; the response's SQL error then blocks.
+      expect(String(record?.waf_triggered_rules).split(',')).toContain('942260');
+      expect(String(record?.waf_level_check)).toMatch(/^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:comment: no SQL/);
+      expect(String(record?.waf_triggered_rules)).toMatch(/\b951\d{3}\b/);
+      expect(answer.status).toBe(400);
+      expect(answer.body.toString()).not.toContain('mysql_fetch_array');
+    } finally {
+      await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'loose' });
+    }
+  });
+
   it('answers 502 when the origin is down and 504 when it is too slow', async () => {
     const slow = await ask({ path: '/slow', cookie: tokenFor(shop, '127.0.0.1') });
     expect(slow.status).toBe(504);
