@@ -42,6 +42,38 @@ describe('the tokenizer check of level normal', () => {
     ]);
   });
 
+  it('keeps SQL the tokenizer cannot read whole: fragments with SQL punctuation next to their keywords', () => {
+    const sql = (value: string) => match('942210', 'ARGS:pay', value, ['attack-sqli', 'paranoia-level/2']);
+    for (const value of [
+      '1 GROUP BY CONCAT(0x716a787671,(SELECT MID((IFNULL(CAST(a AS CHAR),0x20)),1,54) FROM users',
+      "EmptyValue into outfile '\\\\host\\share'; --",
+      'from `db_miwf`.`sys_refindex` limit',
+      "x);declare @q varchar(99);set @q='a'",
+      "encode(lo_get(16400),'base64')::int",
+      'name=(select * from',
+      'DROP sampletable;--',
+    ]) {
+      const check = checkAtNormal([sql(value)], 5, 5, NORMAL_SQL)!;
+      expect(check.signals[0]?.detail, value).toBe('942210 ARGS:pay: SQL syntax confirmed');
+    }
+  });
+
+  it('clears prose that only looks like those fragments', () => {
+    for (const value of [
+      'Colour (select one)',
+      'Done; update me later',
+      'std::vector<int> v;',
+      'Apartment 4 #12',
+      'he said "no" -- and left',
+      'colour 0x1F',
+      'Please select your size; then insert it into the slot',
+      "Union select committee: 'members' meet at 5",
+    ]) {
+      const prose = match('942260', 'ARGS:q', value, ['attack-sqli', 'paranoia-level/2']);
+      expect(checkAtNormal([prose], 5, 5, NORMAL_SQL)?.blocked, value).toBe(false);
+    }
+  });
+
   it('looks only at level-2 SQL and XSS matches of the groups at normal', () => {
     const levelOne = match('942100', 'ARGS:q', 'select the best', ['attack-sqli']);
     const rce = match('932200', 'ARGS:q', 'ping pong table', ['attack-rce', 'paranoia-level/2']);
