@@ -32,6 +32,15 @@ export function familyOf(tags: readonly string[]): CheckedFamily | null {
   return null;
 }
 
+/**
+ * The family a match is checked in, or null when it is not checked: no tokenizer for its family,
+ * or it matched a capture (`TX:1`, CRS 4's chained 942130 / 942131 / 942521), a piece of the value
+ * (`1`, `or`) that says nothing without the rest, so the match counts as CRS wrote it.
+ */
+export function checkedFamily(match: MatchedRule): CheckedFamily | null {
+  return match.variable.startsWith('TX:') ? null : familyOf(match.tags);
+}
+
 const PARANOIA_TAG = 'paranoia-level/';
 
 /** A rule's paranoia level from its tags (CRS tags every rule above level 1; untagged is level 1). */
@@ -148,7 +157,7 @@ export function checkAtNormal(
     if (!atNormal.has(match.id.slice(0, 3))) continue;
     const points = SEVERITY_POINTS[match.severity.toUpperCase()];
     if (points === undefined || ruleParanoia(match.tags) < 2) continue;
-    const family = familyOf(match.tags);
+    const family = checkedFamily(match);
     if (family === null) continue;
     const signal = checkMatch(match, family, points);
     score += signal.points;

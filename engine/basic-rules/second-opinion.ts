@@ -1,6 +1,6 @@
 import type { ProbeSignal } from '#engine/verdict';
 import type { MatchedRule } from '#engine/waf';
-import { checkMatch, familyOf, ruleParanoia, SEVERITY_POINTS, type TokenizerSignal } from './confirmation.ts';
+import { checkMatch, checkedFamily, ruleParanoia, SEVERITY_POINTS, type TokenizerSignal } from './confirmation.ts';
 import type { LearnedFit } from './learned-normal.ts';
 import { SiteClients } from './site-clients.ts';
 
@@ -94,7 +94,7 @@ export function weigh(input: OpinionInput): Opinion | null {
     const points = SEVERITY_POINTS[match.severity.toUpperCase()];
     if (points === undefined || ruleParanoia(match.tags) < 2) continue;
     borderline = true;
-    const family = familyOf(match.tags);
+    const family = checkedFamily(match);
     if (family === null) {
       unchecked += points;
       const fit = input.learned === undefined || judged.has(match.variable) ? undefined : input.learned(match);

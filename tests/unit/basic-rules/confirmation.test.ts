@@ -78,6 +78,9 @@ describe('the tokenizer check of level normal', () => {
     const levelOne = match('942100', 'ARGS:q', 'select the best', ['attack-sqli']);
     const rce = match('932200', 'ARGS:q', 'ping pong table', ['attack-rce', 'paranoia-level/2']);
     expect(checkAtNormal([levelOne, rce], 10, 5, new Set(['942', '932']))).toBeNull();
+    // A match on a capture (CRS 4's chained 942130 reports TX:1, the `1` of `1=1`) is not checked.
+    const capture = match('942130', 'TX:1', '1', ['attack-sqli', 'paranoia-level/2']);
+    expect(checkAtNormal([capture], 5, 5, NORMAL_SQL)).toBeNull();
     // 942 at strict (not named): CRS's rule counts as written.
     expect(checkAtNormal([prose], 5, 5, new Set(['941']))).toBeNull();
   });
