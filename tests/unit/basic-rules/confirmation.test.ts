@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkAtNormal, levelCheckText } from '../../../engine/basic-rules/confirmation.ts';
 import { weigh } from '../../../engine/basic-rules/second-opinion.ts';
-import type { MatchedRule } from '#engine/waf';
+import { matchedRule } from '../../support/matched-rule.ts';
 
-const match = (id: string, variable: string, value: string, tags: string[], severity = 'CRITICAL'): MatchedRule => ({
-  id,
-  phase: 2,
-  message: '',
-  data: '',
-  severity,
-  tags,
-  file: 'crs.conf',
-  line: 1,
-  variable,
-  value,
-});
+const match = matchedRule;
 
 const NORMAL_SQL = new Set(['942']);
 const prose = match('942260', 'ARGS:q', "let's select the best option from the list", [

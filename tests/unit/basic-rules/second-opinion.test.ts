@@ -9,19 +9,9 @@ import {
 import type { LearnedFit } from '../../../engine/basic-rules/learned-normal.ts';
 import type { ProbeSignal } from '#engine/verdict';
 import type { MatchedRule } from '#engine/waf';
+import { matchedRule } from '../../support/matched-rule.ts';
 
-const match = (id: string, variable: string, value: string, tags: string[], severity = 'CRITICAL'): MatchedRule => ({
-  id,
-  phase: 2,
-  message: '',
-  data: '',
-  severity,
-  tags,
-  file: 'crs.conf',
-  line: 1,
-  variable,
-  value,
-});
+const match = matchedRule;
 
 const sqlPl2 = (value: string, id = '942260'): MatchedRule =>
   match(id, 'ARGS:q', value, ['attack-sqli', 'paranoia-level/2']);
