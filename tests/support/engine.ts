@@ -13,14 +13,33 @@ export interface TestEngine extends RunningEngine {
   dispose(): Promise<void>;
 }
 
+/**
+ * A loopback port free to listen on. Ports are drawn below the ephemeral range (32768-60999 on
+ * Linux): a port the kernel hands out for listen(0) is one it also hands to outgoing connections,
+ * and between the check here and the caller's own listen another process's connection could take
+ * it (seen as EADDRINUSE while a benchmark ran beside the tests). Falls back to the kernel's choice.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = LOW_PORTS.from + Math.floor(Math.random() * (LOW_PORTS.to - LOW_PORTS.from));
+    if ((await listenable(port)) !== null) return port;
+  }
+  const port = await listenable(0);
+  if (port === null) throw new Error('no free loopback port');
+  return port;
+}
+
+const LOW_PORTS = { from: 20_000, to: 32_000 };
+
+/** Listens on the port and closes again: the port it got, or null when it was taken. */
+function listenable(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const got = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(got));
     });
   });
 }
