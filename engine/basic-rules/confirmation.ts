@@ -4,8 +4,9 @@ import { detectSqli, detectXss, type MatchedRule } from '#engine/waf';
  * The tokenizer check of level-2 SQL injection and XSS matches (issue 18). CRS's level-2 rules of
  * these families are regexes that fire on prose with apostrophes, on words such as "select" or
  * "union" in a sentence and on rich-text markup; our tokenizers (engine/waf/detect) read the matched
- * value as SQL or HTML would. A match whose value holds no SQL, no script and no template or call
- * syntax (CODE_SYNTAX) is not counted: its points come off the anomaly score.
+ * value as SQL or HTML would. A match whose value holds no SQL, no script, no template or call
+ * syntax (CODE_SYNTAX) and, for SQL, no fragment's SQL punctuation (SQL_SYNTAX) is not counted: its
+ * points come off the anomaly score. A match on a capture (`TX:1`) is never checked.
  *
  * - At protection level `normal` it is part of the level: a group at normal runs its level-2 SQL
  *   and XSS rules with this check (basic-rules-service.ts). At strict and very strict every match
