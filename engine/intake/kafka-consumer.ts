@@ -451,9 +451,12 @@ export class KafkaSource {
     }
 
     // Kafka's committed offset follows the store, for the lag an operator sees in other tools.
+    // With kafkajs's automatic commits off, only an offset named here is committed: every message
+    // up to the batch's last is stored now (or was before, when the batch was a replay).
     payload.resolveOffset(last.offset);
+    const committed = String(Number(last.offset) + 1);
     try {
-      await payload.commitOffsetsIfNecessary();
+      await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: committed }] }] });
     } catch (error) {
       counts.commitFailures += 1;
       this.#options.logger.debug({ configId: this.id, error: errorText(error) }, 'kafka commit failed');

@@ -86,6 +86,26 @@ for (const version of ['4.1.0', '3.9.1']) {
       const first = records.find((record) => record.seq === 4)!;
       expect(first).toMatchObject({ parsed: 1, log_setting_id: 'cfg_bulk', log_id: `${topic}-1-1` });
       expect(first.msg).toMatch(/^message 4 x+$/);
+
+      // Kafka's committed offsets follow the stored ones, so other tools see the group caught up.
+      const admin = client([broker!.address]).admin();
+      await admin.connect();
+      try {
+        const high = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
+        expect([...high.values()].every((offset) => Number(offset) > 0)).toBe(true);
+        let committed = new Map<number, string>();
+        await until(
+          async () => {
+            const [entry] = await admin.fetchOffsets({ groupId: groupIdOf('cfg_bulk'), topics: [topic] });
+            committed = new Map((entry?.partitions ?? []).map((p) => [p.partition, p.offset]));
+            return [...high].every(([partition, offset]) => committed.get(partition) === offset);
+          },
+          10_000,
+          () => `committed ${JSON.stringify([...committed])}, high watermarks ${JSON.stringify([...high])}`,
+        );
+      } finally {
+        await admin.disconnect();
+      }
     });
 
     it('logs in with SASL PLAIN and SCRAM-SHA-256', async () => {
