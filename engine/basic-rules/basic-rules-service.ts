@@ -673,7 +673,7 @@ export class BasicRulesService {
     // The second opinion's signals about the client: its request rate counts every request.
     const now = runtime.secondOpinion ? this.#deps.clock.now() : 0;
     const recentRequests = runtime.secondOpinion ? this.#rate.hit(site.id, srcIp, now) : 0;
-    /** The request phases again without the matches the level check cleared (see below). */
+    /** The request phases again without the matches the level check or the second opinion cleared (see below). */
     let reopened: WafTransaction | null = null;
     if (runtime.waf && runtime.levels) {
       const request = wafRequest(facts, srcIp, headers);
@@ -712,12 +712,14 @@ export class BasicRulesService {
         }
       }
       // A transaction CRS's blocking rule interrupted would block again in the response phases. When
-      // the level check alone cleared the block, the request phases run once more without the
-      // matches it cleared, so that the response is still inspected (CRS's data-leakage rules).
-      if (transaction !== null && check !== null && !blocked && opinion === undefined) {
+      // the level check or the second opinion cleared the block, the request phases run once more
+      // without the matches they cleared (the opinion weighs the request as a whole: all of its
+      // matches), so that the response is still inspected (CRS's data-leakage rules).
+      if (transaction !== null && outcome.interrupted && !blocked) {
+        const cleared = opinion !== undefined ? outcome.matched : (check?.cleared ?? []);
         const again = runtime.waf.begin(request, {
           levels: runtime.levels,
-          exclusions: withCleared(options.exclusions, check.cleared),
+          exclusions: withCleared(options.exclusions, cleared),
         });
         if (!again.request.interrupted) reopened = again;
       }
@@ -751,10 +753,10 @@ export class BasicRulesService {
             ...(levelCheck === undefined ? {} : { levelCheck }),
             ...(opinion === undefined ? {} : { secondOpinion: opinion }),
           };
-    // A block the second opinion cleared leaves the transaction interrupted: its response phases
-    // would block again, so the response of that request is not inspected.
-    const open = levelCheck === undefined ? transaction : reopened;
-    if (open === null || blocked || opinion !== undefined) return closed(outcome);
+    // An interrupted transaction's response phases would block again: a cleared block's response is
+    // inspected in the one run again above.
+    const open = transaction?.request.interrupted ? reopened : transaction;
+    if (open === null || blocked) return closed(outcome);
     return {
       outcome,
       respond: (response) => {
@@ -862,7 +864,7 @@ function view(rule: CustomRuleRecord): CustomRuleView {
   return { ...rule, attackType: 'custom', direction: 'request' };
 }
 
-/** A request's exclusions with the level check's cleared matches removed as rule targets. */
+/** A request's exclusions with the matches the level check or the second opinion cleared removed as rule targets. */
 function withCleared(exclusions: RequestExclusions | undefined, cleared: readonly MatchedRule[]): RequestExclusions {
   const removed = requestExclusions(
     [],

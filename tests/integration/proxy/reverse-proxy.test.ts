@@ -97,6 +97,17 @@ function ask(options: Ask = {}): Promise<Answer> {
 const tokenFor = (site: SiteRecord, ip: string): string =>
   `rampart_token=${tokens.issue({ siteId: site.id, deviceId: tokens.newDeviceId().deviceId, ttlSeconds: 600, ip, bot: false })}`;
 
+/** A form POST of prose that CRS's level-2 SQL rule 942260 fires on, from a client with a token. */
+const sendProse = (path: string, from: string): Promise<Answer> =>
+  ask({
+    method: 'POST',
+    path,
+    from,
+    cookie: tokenFor(shop, from),
+    body: 'comment=select+the+best+option+from+the+list',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+
 /** Waits until the proxy listens on a port (it follows site changes within a quarter second). */
 async function listening(port: number): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -521,14 +532,7 @@ describe('the reverse proxy (CNAME access)', () => {
     await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'strict' });
     await admin.request('PUT', `/sites/${shop.id}/basic-rules/second-opinion`, { enabled: true });
     try {
-      const prose = await ask({
-        method: 'POST',
-        path: '/feedback',
-        from: '127.0.0.34',
-        cookie: tokenFor(shop, '127.0.0.34'),
-        body: 'comment=select+the+best+option+from+the+list',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
+      const prose = await sendProse('/feedback', '127.0.0.34');
       expect(prose.status).toBe(200);
       expect(prose.body.toString()).toContain('hello from origin');
       const record = await recordOf(engine, shop.id, prose.requestId);
@@ -564,14 +568,7 @@ describe('the reverse proxy (CNAME access)', () => {
   it('at level normal, a block the tokenizer check cleared still has its response inspected', async () => {
     await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'normal' });
     try {
-      const answer = await ask({
-        method: 'POST',
-        path: '/leak',
-        from: '127.0.0.35',
-        cookie: tokenFor(shop, '127.0.0.35'),
-        body: 'comment=select+the+best+option+from+the+list',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      });
+      const answer = await sendProse('/leak', '127.0.0.35');
       const record = await recordOf(engine, shop.id, answer.requestId);
       // 942260 fired on the prose and the check cleared it; the response's SQL error then blocks.
       expect(String(record?.waf_triggered_rules).split(',')).toContain('942260');
@@ -580,6 +577,27 @@ describe('the reverse proxy (CNAME access)', () => {
       expect(answer.status).toBe(400);
       expect(answer.body.toString()).not.toContain('mysql_fetch_array');
     } finally {
+      await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'loose' });
+    }
+  });
+
+  it('a block the second opinion cleared still has its response inspected', async () => {
+    // At strict the level checks nothing: the opinion clears the block.
+    await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'strict' });
+    await admin.request('PUT', `/sites/${shop.id}/basic-rules/second-opinion`, { enabled: true });
+    try {
+      const answer = await sendProse('/leak', '127.0.0.36');
+      const record = await recordOf(engine, shop.id, answer.requestId);
+      expect(String(record?.waf_second_opinion)).toMatch(
+        /^cleared 5 -> 0 \(threshold 5\): 942260 ARGS:comment: no SQL/,
+      );
+      // The response's SQL error then blocks, as for any request that passed.
+      expect(String(record?.waf_triggered_rules)).toMatch(/\b951\d{3}\b/);
+      expect(answer.status).toBe(400);
+      expect(answer.body.toString()).not.toContain('mysql_fetch_array');
+      expect(record).toMatchObject({ guard_status: 'OWASP', action: 'block', status: 400 });
+    } finally {
+      await admin.request('PUT', `/sites/${shop.id}/basic-rules/second-opinion`, { enabled: false });
       await admin.request('PUT', `/sites/${shop.id}/basic-rules/groups/008`, { enabled: true, level: 'loose' });
     }
   });
