@@ -187,6 +187,9 @@ export class KafkaSource {
   #restartDelay: number;
   #lagTimer: NodeJS.Timeout | null = null;
   #pauseTimer: NodeJS.Timeout | null = null;
+  /** partition -> next offset stored and not yet committed to Kafka. */
+  readonly #toCommit = new Map<number, number>();
+  #committing: Promise<void> | null = null;
 
   constructor(config: BrokerConfig, options: KafkaSourceOptions) {
     this.id = config.id;
@@ -246,6 +249,8 @@ export class KafkaSource {
     this.#stopping = true;
     for (const timer of [this.#restartTimer, this.#pauseTimer]) if (timer) clearTimeout(timer);
     if (this.#lagTimer) clearInterval(this.#lagTimer);
+    // The last stored offsets are committed while still in the group.
+    await this.#committing;
     // Not waiting for a launch under way (its connection may be retrying for a while): it checks
     // #stopping after each step and disconnects what it made.
     await this.#consumer?.disconnect().catch(() => undefined);
@@ -450,19 +455,42 @@ export class KafkaSource {
       this.#next.set(partition, stored + 1);
     }
 
-    // Kafka's committed offset follows the store, for the lag an operator sees in other tools.
-    // With kafkajs's automatic commits off, only an offset named here is committed: every message
-    // up to the batch's last is stored now (or was before, when the batch was a replay).
     payload.resolveOffset(last.offset);
-    const committed = String(Number(last.offset) + 1);
-    try {
-      await payload.commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: committed }] }] });
-    } catch (error) {
-      counts.commitFailures += 1;
-      this.#options.logger.debug({ configId: this.id, error: errorText(error) }, 'kafka commit failed');
-    }
+    // Every message up to the batch's last is stored now (or was before, when it was a replay).
+    this.#commit(partition, Number(last.offset) + 1);
     await payload.heartbeat();
     this.#checkBacklog();
+  }
+
+  /**
+   * Kafka's committed offset follows the store, for the lag an operator sees in other tools. With
+   * kafkajs's automatic commits off, only offsets named are committed; one request is in flight at
+   * a time, with the newest offset of each partition, and the batches do not wait for it.
+   */
+  #commit(partition: number, offset: number): void {
+    this.#toCommit.set(partition, offset);
+    this.#committing ??= this.#commitPending().finally(() => {
+      this.#committing = null;
+      // Offsets noted after the loop's last look.
+      const [first] = this.#toCommit;
+      if (first !== undefined && this.#consumer !== null) this.#commit(...first);
+    });
+  }
+
+  async #commitPending(): Promise<void> {
+    const topic = this.#config.topic;
+    while (this.#toCommit.size > 0) {
+      const consumer = this.#consumer;
+      if (consumer === null) return;
+      const offsets = [...this.#toCommit].map(([partition, offset]) => ({ topic, partition, offset: String(offset) }));
+      this.#toCommit.clear();
+      try {
+        await consumer.commitOffsets(offsets);
+      } catch (error) {
+        this.counts.commitFailures += 1;
+        this.#options.logger.debug({ configId: this.id, error: errorText(error) }, 'kafka commit failed');
+      }
+    }
   }
 
   #discard(
