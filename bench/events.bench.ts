@@ -10,6 +10,11 @@
  *   events_peak_rss_mb     the process's peak resident memory during that replay (the engine's key
  *                          state for 100,000 addresses x 15 windowed events, plus one chunk of records)
  *
+ *   events_snapshot_whole_ms              that engine's state snapshot (engine/rules writes one every 30 s)
+ *                          taken at once, as it was before 2026-12-01: the event loop held throughout
+ *   events_snapshot_longest_slice_ms      the longest hold of the event loop while the same snapshot is
+ *                          taken in slices of 5 ms (EventEngine.beginSnapshot), as the engine now does
+ *
  *   events_verdict_p99_ms_with_100k_bans   a verdict's p99 at a fixed rate (hey, 2,000/s) over HTTP with
  *                          100,000 bans and threat-store entries loaded, next to
  *   events_verdict_p99_ms_no_bans          the same engine with none: two engine processes measured in
@@ -480,7 +485,7 @@ const definitions: EventDefinition[] = [...simpleEvents, ...windowedEvents, ...c
 
 // ---------------------------------------------------------------------------------------------
 // Section: replay.
-function replay(): void {
+function replay(): EventEngine {
   const engine = new EventEngine();
   const report = engine.configure(definitions, source);
   if (report.skipped.length > 0) throw new Error(`events not compiled: ${JSON.stringify(report.skipped)}`);
@@ -515,11 +520,50 @@ function replay(): void {
   );
   line('events_records_per_s', done / (timedMs / 1000), '/s');
   line('events_peak_rss_mb', peakRss / 1024 / 1024, 'MB');
+  return engine;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Section: the state snapshot of that engine (engine/rules writes one every 30 s): taken at once,
+// and in slices of 5 ms as the engine takes it, with the longest hold of the event loop.
+function snapshotSection(engine: EventEngine): void {
+  const started = performance.now();
+  const text = engine.snapshot();
+  const wholeMs = performance.now() - started;
+  const begun = performance.now();
+  const taker = engine.beginSnapshot();
+  const beginMs = performance.now() - begun;
+  let longest = beginMs;
+  const times: number[] = [];
+  let slices = 0;
+  let slicedMs = 0;
+  for (let done = false; !done; slices++) {
+    const slice = performance.now();
+    done = taker.step(5);
+    const ms = performance.now() - slice;
+    slicedMs += ms;
+    times.push(ms);
+    longest = Math.max(longest, ms);
+  }
+  let bytes = 0;
+  for (const chunk of taker.chunks()) {
+    const piece = performance.now();
+    bytes += chunk.length;
+    longest = Math.max(longest, performance.now() - piece);
+  }
+  if (bytes !== text.length)
+    throw new Error(`the sliced snapshot has ${bytes} characters, the whole one ${text.length}`);
+  times.sort((a, b) => a - b);
+  console.log(
+    `# snapshot: ${(bytes / 1e6).toFixed(1)} MB, ${slices} slices taking ${slicedMs.toFixed(0)} ms in all; its start ${beginMs.toFixed(1)} ms; slices p50 ${times[times.length >> 1]!.toFixed(1)} p99 ${times[Math.floor(times.length * 0.99)]!.toFixed(1)} max ${times.at(-1)!.toFixed(1)} ms`,
+  );
+  line('events_snapshot_whole_ms', wholeMs, 'ms');
+  line('events_snapshot_longest_slice_ms', longest, 'ms', 1);
 }
 
 // ---------------------------------------------------------------------------------------------
 // The sections, in order.
-replay();
+snapshotSection(replay());
 
 // The verdict with the threat store full: p99 at a fixed rate with 100,000 bans loaded (and their
 // threat-store entries), next to the same engine with none, measured in turns; the median of each

@@ -12,7 +12,7 @@ import {
   type StatefulRuntime,
 } from './runtime.ts';
 import { hashKey } from './slab.ts';
-import { restoreState, snapshotState } from './snapshot.ts';
+import { restoreState, snapshotState, SnapshotTaker } from './snapshot.ts';
 import type {
   ConfigureReport,
   EventDefinition,
@@ -88,6 +88,8 @@ export class EventEngine {
   private seq = 0;
   private readonly match: CepMatch = { start: 0, matched: 0 };
   private failures = 0;
+  /** A snapshot being taken in slices, if any (see `beginSnapshot`). */
+  private taker: SnapshotTaker | null = null;
 
   constructor(options: EventEngineOptions = {}) {
     this.maxKeysPerEvent = positive(options.maxKeysPerEvent, 100_000);
@@ -106,6 +108,8 @@ export class EventEngine {
 
   /** Compiles the enabled events (and the events they refer to); keeps the state of events whose definition did not change. */
   configure(events: readonly EventDefinition[], source: SourceLookup): ConfigureReport {
+    this.taker?.abort();
+    this.taker = null;
     const compiled = compileEvents(
       events,
       source,
@@ -201,6 +205,8 @@ export class EventEngine {
       }
       const slab = lookup.slab;
       const slot = slotOf(lookup);
+      // A snapshot being taken in slices takes the slot as it was before this record changes it.
+      slab.watcher?.touch(slot);
       const bucket = bucketOf(at, rt.bucketMs);
       const stat = addToSlot(rt, slab, rt.member, slot, bucket, value);
       if (!compare(rt.cmp, stat, rt.threshold) || bucket < muteOf(slab, rt.member, slot)) continue;
@@ -269,10 +275,12 @@ export class EventEngine {
       if (matches[0] === 0 && (lookup.slot < 0 || !hasRuns(slab, rt.member, lookup.slot))) continue;
       if (!any) {
         // Strict continuity: a record of the key that no step matches breaks its runs.
+        slab.watcher?.touch(lookup.slot);
         breakRuns(slab, rt.member, lookup.slot);
         continue;
       }
       const slot = slotOf(lookup);
+      slab.watcher?.touch(slot);
       const k = cepKeyAt(rt, slab, rt.member, slot, true)!;
       const fired = advanceRuns(rt.shape, k, matches, at, this.match);
       if (fired) k.latch = at + rt.windowMs;
@@ -348,6 +356,8 @@ export class EventEngine {
   /** Drops expired keys (call every few seconds): windows that hold nothing and are no longer muted or latched. */
   sweep(now: number): void {
     if (now > this.clock && now < MAX_TIME) this.clock = now;
+    // Keys expire at the next sweep once a snapshot being taken in slices is done.
+    if (this.taker?.taking === true) return;
     for (const slab of this.slabs.values()) sweepSlab(slab, this.clock);
   }
 
@@ -372,11 +382,24 @@ export class EventEngine {
   }
 
   /**
+   * The same snapshot, of the state now, taken a slice at a time (`step`) while records go on
+   * being observed: they change nothing in it. A later `configure` or `restore` aborts it (it is
+   * then not `complete`), and so does the next `beginSnapshot`.
+   */
+  beginSnapshot(): SnapshotTaker {
+    this.taker?.abort();
+    this.taker = new SnapshotTaker(this.clock, this.stateful());
+    return this.taker;
+  }
+
+  /**
    * Takes the state of a snapshot for the events configured now; state of events that no longer
    * exist or changed is ignored, and so is a text that is not a snapshot of this version. `state` is
    * the snapshot's text or that text parsed.
    */
   restore(state: unknown): RestoreReport {
+    this.taker?.abort();
+    this.taker = null;
     const result = restoreState(state, this.runtimes);
     if (result.clock > this.clock && result.clock < MAX_TIME) this.clock = result.clock;
     return result.report;

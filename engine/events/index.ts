@@ -10,6 +10,7 @@
  */
 export { EventEngine } from './engine.ts';
 export type { EventEngineOptions } from './engine.ts';
+export type { SnapshotTaker } from './snapshot.ts';
 export { parseRelation, parseRelationSyntax } from './relation.ts';
 export type { RelationNode, RelationResult } from './relation.ts';
 export { checkEvent, candidateFields } from './check.ts';

@@ -6,6 +6,11 @@ export interface SlabMember {
   evictions: number;
 }
 
+/** Hears of a slot before its state changes or it is released (a snapshot being taken in slices). */
+export interface SlabWatcher {
+  touch(slot: number): void;
+}
+
 /** A member's region in a slot: its first number says what the member holds for the key. */
 export const EMPTY = 0;
 /** The state is in the region itself (small keys: the common case). */
@@ -128,6 +133,8 @@ export class KeySlab<M extends SlabMember> {
   private readonly free: number[] = [];
   private seq = 0;
   private readonly half: number;
+  /** Told of each slot before it changes or goes (set while a snapshot is taken in slices), else null. */
+  watcher: SlabWatcher | null = null;
 
   constructor(
     readonly object: KeyTarget,
@@ -203,6 +210,7 @@ export class KeySlab<M extends SlabMember> {
   release(slot: number, evicted: boolean): void {
     const key = this.keyOf[slot];
     if (key === undefined || key === '') return;
+    this.watcher?.touch(slot);
     const data = this.data;
     const base = slot * this.stride;
     for (let m = 0; m < this.members.length; m++) {

@@ -1,5 +1,6 @@
 import { CepKey, MAX_RUNS } from './cep.ts';
-import type { Runtime, StatefulRuntime, WindowRuntime } from './runtime.ts';
+import type { EventSlab, Runtime, StatefulRuntime, WindowRuntime } from './runtime.ts';
+import type { SlabWatcher } from './slab.ts';
 import { SlidingHll } from './sliding-hll.ts';
 import type { RestoreReport } from './types.ts';
 import { distinctEntries, MAX_BUCKETS, rememberAll, WindowKey } from './window.ts';
@@ -24,31 +25,178 @@ type CepEntry = [string, number, number[]];
 const finite = (n: number): number => (Number.isFinite(n) ? n : NONE);
 const unfinite = (n: number): number => (n <= NONE ? -Infinity : n);
 
+/** A key's entry in a snapshot, or null when the event holds nothing for it. */
+function entryOf(rt: StatefulRuntime, slab: EventSlab, key: string, slot: number): WindowEntry | CepEntry | null {
+  const state =
+    rt.kind === 'cep' ? cepKeyAt(rt, slab, rt.member, slot, false) : windowKeyAt(rt.shape, slab, rt.member, slot);
+  if (state === null) return null;
+  if (state instanceof CepKey) return [key, state.latch, state.runs];
+  let values: number[] | null = null;
+  if (state.hll === null && rt.kind === 'distinct') {
+    const list: number[] = [];
+    distinctEntries(state, (h, b) => list.push(h, b));
+    values = list;
+  }
+  const hll: [number, string] | null = state.hll === null ? null : [state.hll.bucket, state.hll.save()];
+  return [key, finite(state.mute), finite(state.last), state.buckets, values, hll];
+}
+
 export function snapshotState(clock: number, runtimes: readonly StatefulRuntime[]): string {
   const events = runtimes.map((rt) => {
     const keys: (WindowEntry | CepEntry)[] = [];
     const slab = rt.slab;
     if (slab !== null) {
       for (const [key, slot] of slab.entries()) {
-        const state =
-          rt.kind === 'cep' ? cepKeyAt(rt, slab, rt.member, slot, false) : windowKeyAt(rt.shape, slab, rt.member, slot);
-        if (state === null) continue;
-        if (state instanceof CepKey) keys.push([key, state.latch, state.runs]);
-        else {
-          let values: number[] | null = null;
-          if (state.hll === null && rt.kind === 'distinct') {
-            const list: number[] = [];
-            distinctEntries(state, (h, b) => list.push(h, b));
-            values = list;
-          }
-          const hll: [number, string] | null = state.hll === null ? null : [state.hll.bucket, state.hll.save()];
-          keys.push([key, finite(state.mute), finite(state.last), state.buckets, values, hll]);
-        }
+        const entry = entryOf(rt, slab, key, slot);
+        if (entry !== null) keys.push(entry);
       }
     }
     return { id: rt.id, kind: rt.kind, sig: rt.sig, keys };
   });
   return JSON.stringify({ format: FORMAT, version: VERSION, clock, events });
+}
+
+/** Keys written per piece of a sliced snapshot's text. */
+const KEYS_PER_CHUNK = 2048;
+/** A slice looks at the time every this many keys. */
+const KEYS_PER_CLOCK_LOOK = 64;
+
+/** One slab's part of a sliced snapshot: its slots in the order of the start, and which are taken. */
+class SlabCapture implements SlabWatcher {
+  /** Slots in recency order at the start, least recently used first. */
+  readonly #order: Int32Array;
+  /** slot -> its place in `order` (-1: the slot held no key at the start). */
+  readonly #place: Int32Array;
+  /** slot -> 1 once taken (or once it can hold nothing of the start). */
+  readonly #taken: Uint8Array;
+  #next = 0;
+
+  constructor(
+    readonly slab: EventSlab,
+    readonly members: readonly { rt: StatefulRuntime; keys: (string | undefined)[] }[],
+  ) {
+    const order: number[] = [];
+    for (const [, slot] of slab.entries()) order.push(slot);
+    this.#order = Int32Array.from(order);
+    let slots = 0;
+    for (const slot of order) if (slot >= slots) slots = slot + 1;
+    this.#place = new Int32Array(slots).fill(-1);
+    order.forEach((slot, i) => (this.#place[slot] = i));
+    this.#taken = new Uint8Array(slots);
+  }
+
+  get done(): boolean {
+    return this.#next >= this.#order.length;
+  }
+
+  /** Takes a slot's state as it was at the start, unless taken already: called before it first changes. */
+  touch(slot: number): void {
+    if (slot >= this.#taken.length || this.#taken[slot] === 1) return;
+    this.#taken[slot] = 1;
+    const place = this.#place[slot]!;
+    if (place < 0) return;
+    const key = this.slab.keyOf[slot]!;
+    for (const member of this.members) {
+      const entry = entryOf(member.rt, this.slab, key, slot);
+      if (entry !== null) member.keys[place] = JSON.stringify(entry);
+    }
+  }
+
+  /** Takes the next slots in order until `deadline` (performance.now()); true when all are taken. */
+  step(deadline: number): boolean {
+    const order = this.#order;
+    while (this.#next < order.length) {
+      this.touch(order[this.#next++]!);
+      if (this.#next % KEYS_PER_CLOCK_LOOK === 0 && performance.now() >= deadline) return this.done;
+    }
+    return true;
+  }
+}
+
+/**
+ * A snapshot of the state at one moment, taken a slice at a time so that a large state (hundreds
+ * of thousands of keys take seconds) never holds the event loop for long. Records observed
+ * meanwhile change nothing in it: the engine touches a slot (`KeySlab.watcher`) before it changes
+ * or releases it, and a slot not taken yet is taken then, as it was. Its text is what
+ * `snapshotState` gives at the start, keys in the same order; sweeps wait until it is done.
+ */
+export class SnapshotTaker {
+  readonly clock: number;
+  readonly #events: { rt: StatefulRuntime; keys: (string | undefined)[] }[];
+  readonly #captures: SlabCapture[] = [];
+  #state: 'taking' | 'done' | 'aborted' = 'taking';
+
+  constructor(clock: number, runtimes: readonly StatefulRuntime[]) {
+    this.clock = clock;
+    this.#events = runtimes.map((rt) => ({ rt, keys: [] }));
+    const bySlab = new Map<EventSlab, { rt: StatefulRuntime; keys: (string | undefined)[] }[]>();
+    for (const event of this.#events) {
+      const slab = event.rt.slab;
+      if (slab === null) continue;
+      let members = bySlab.get(slab);
+      if (members === undefined) bySlab.set(slab, (members = []));
+      members.push(event);
+    }
+    for (const [slab, members] of bySlab) {
+      const capture = new SlabCapture(slab, members);
+      slab.watcher = capture;
+      this.#captures.push(capture);
+    }
+  }
+
+  /** Whether it is still being taken (neither complete nor aborted). */
+  get taking(): boolean {
+    return this.#state === 'taking';
+  }
+
+  /** Whether all of it is taken. */
+  get complete(): boolean {
+    return this.#state === 'done';
+  }
+
+  /** Takes keys for up to `budgetMs`; true when there is nothing more to do (taken, or aborted). */
+  step(budgetMs: number): boolean {
+    if (this.#state !== 'taking') return true;
+    const deadline = performance.now() + budgetMs;
+    for (const capture of this.#captures) {
+      if (!capture.step(deadline)) return false;
+    }
+    this.#finish('done');
+    return true;
+  }
+
+  /** Stops taking (the events were configured anew, or state was restored): `complete` stays false. */
+  abort(): void {
+    if (this.#state === 'taking') this.#finish('aborted');
+  }
+
+  /** The snapshot's text in pieces (once complete): their concatenation is one snapshot. */
+  *chunks(): Generator<string> {
+    if (this.#state !== 'done') throw new Error('the snapshot is not complete');
+    yield `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},"clock":${JSON.stringify(this.clock)},"events":[`;
+    let firstEvent = true;
+    for (const { rt, keys } of this.#events) {
+      yield `${firstEvent ? '' : ','}{"id":${JSON.stringify(rt.id)},"kind":${JSON.stringify(rt.kind)},"sig":${JSON.stringify(rt.sig)},"keys":[`;
+      firstEvent = false;
+      let piece: string[] = [];
+      let firstPiece = true;
+      for (const key of keys) {
+        if (key === undefined) continue;
+        piece.push(key);
+        if (piece.length < KEYS_PER_CHUNK) continue;
+        yield `${firstPiece ? '' : ','}${piece.join(',')}`;
+        firstPiece = false;
+        piece = [];
+      }
+      yield `${piece.length === 0 || firstPiece ? '' : ','}${piece.join(',')}]}`;
+    }
+    yield ']}';
+  }
+
+  #finish(state: 'done' | 'aborted'): void {
+    this.#state = state;
+    for (const capture of this.#captures) if (capture.slab.watcher === capture) capture.slab.watcher = null;
+  }
 }
 
 /** `state`: a snapshot's text, or that text already parsed (a state file embeds it as JSON). */

@@ -419,6 +419,81 @@ describe('EventEngine: snapshot and restore', () => {
     expect([...before, ...after]).toEqual(whole);
   });
 
+  /** `stream()` over `addresses` addresses: enough keys that a snapshot taken in slices spans many records. */
+  function wideStream(addresses: number): { t: number; record: Record<string, unknown> }[] {
+    let seed = 5;
+    const rand = () => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    return Array.from({ length: 12_000 }, (_, i) => {
+      const ip = `10.1.${Math.floor(rand() * addresses)}`;
+      const r = rand();
+      const request = r < 0.1 ? 'POST /login HTTP/1.1' : r < 0.2 ? 'GET /admin HTTP/1.1' : `GET /p/${i % 50} HTTP/1.1`;
+      return {
+        t: i * 0.01,
+        record: hit(ip, { request, status: r > 0.6 ? 404 : 200, request_time: rand() * 8, fingerprint: `fp-${ip}` }),
+      };
+    });
+  }
+
+  it('a snapshot taken in slices while records arrive is the state at its start, and changes nothing', () => {
+    // Fewer keys allowed than addresses: records during the snapshot evict keys not taken yet.
+    const options = { exactDistinct: 64, maxKeysPerEvent: 1500 };
+    const records = wideStream(2500);
+    const half = Math.floor(records.length / 2);
+    const whole = firingsOf(engineWith(events, options), records);
+
+    const engine = engineWith(events, options);
+    const before = firingsOf(engine, records.slice(0, half));
+    const atStart = engine.snapshot();
+    const taker = engine.beginSnapshot();
+    const during: unknown[] = [];
+    let next = half;
+    let slices = 0;
+    // Each slice takes a few dozen keys; between slices, records touch, create and evict keys.
+    while (!taker.step(0)) {
+      slices++;
+      during.push(...firingsOf(engine, records.slice(next, next + 25)));
+      next += 25;
+      engine.sweep(at(records[next - 1]!.t));
+    }
+    expect(slices).toBeGreaterThan(20);
+    expect(taker.complete).toBe(true);
+    expect(Object.values(engine.stats()).some((s) => s.evictions > 0)).toBe(true);
+    const sliced = [...taker.chunks()].join('');
+    expect(sliced).toBe(atStart);
+
+    // The engine went on as if no snapshot were taken...
+    const after = firingsOf(engine, records.slice(next));
+    expect([...before, ...during, ...after]).toEqual(whole);
+    // ...and the sliced snapshot restores to the state at its start.
+    const restored = engineWith(events, options);
+    restored.restore(sliced);
+    expect(restored.snapshot()).toBe(atStart);
+  });
+
+  it('a snapshot being taken is aborted by configure and restore, and by the next one', () => {
+    const engine = engineWith(events);
+    for (const { t, record } of wideStream(500)) engine.observe(ACCESS_LOG, record, at(t));
+    const reconfigured = engine.beginSnapshot();
+    engine.configure(events, source);
+    expect(reconfigured.step(1000)).toBe(true);
+    expect(reconfigured.complete).toBe(false);
+    expect(() => [...reconfigured.chunks()]).toThrow(/not complete/);
+
+    const replaced = engine.beginSnapshot();
+    const last = engine.beginSnapshot();
+    expect(replaced.step(1000)).toBe(true);
+    expect(replaced.complete).toBe(false);
+    const restoredOver = engine.beginSnapshot();
+    expect(last.complete).toBe(false);
+    engine.restore(engine.snapshot());
+    expect(restoredOver.step(1000)).toBe(true);
+    expect(restoredOver.complete).toBe(false);
+
+    const finished = engine.beginSnapshot();
+    while (!finished.step(1000));
+    expect([...finished.chunks()].join('')).toBe(engine.snapshot());
+  });
+
   it('a distinct key remembers threshold + 1 values, however many it sees', () => {
     const engine = engineWith([distinct('users', 'request', 3, 300)]);
     const fired: number[] = [];
