@@ -331,7 +331,9 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
   const bansFile = new DurableJsonFile<BansSnapshot>(join(settings.dataDir, 'bans.json'));
   let bansDirty: NodeJS.Timeout | null = null;
   const saveBans = (): Promise<void> =>
-    bansFile.write(bans.snapshot()).catch((err: unknown) => logger.error({ err }, 'cannot write the bans file'));
+    bansFile
+      .writeText(bans.snapshotPieces())
+      .catch((err: unknown) => logger.error({ err }, 'cannot write the bans file'));
   const bans: BanStore = new BanStore({
     clock: get(c, TOKENS.clock),
     changed: () => {

@@ -35,19 +35,26 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   /** Writes are serialised: each one starts after the previous has reached the disk. */
   write(data: T): Promise<void> {
-    const text = JSON.stringify(data, null, 2);
-    const next = this.#queue.then(() => this.#writeNow(text));
+    return this.writeText([JSON.stringify(data, null, 2)]);
+  }
+
+  /**
+   * Writes JSON text given in pieces (made as they are written: a large document need not be one
+   * string, nor be made in one turn of the event loop), in the same way and queue as `write`.
+   */
+  writeText(pieces: Iterable<string> | AsyncIterable<string>): Promise<void> {
+    const next = this.#queue.then(() => this.#writeNow(pieces));
     this.#queue = next.catch(() => undefined);
     return next;
   }
 
-  async #writeNow(text: string): Promise<void> {
+  async #writeNow(pieces: Iterable<string> | AsyncIterable<string>): Promise<void> {
     const dir = dirname(this.#path);
     await mkdir(dir, { recursive: true });
     const tmp = join(dir, `.${basename(this.#path)}.${process.pid}.tmp`);
     const handle = await open(tmp, 'w', 0o600);
     try {
-      await handle.writeFile(text, 'utf8');
+      for await (const piece of pieces) if (piece.length > 0) await handle.write(piece, null, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();

@@ -121,6 +121,29 @@ describe('bans and the threat store', () => {
     restarted.load(null);
   });
 
+  it('writes its snapshot as JSON in pieces, freeing the event loop between slices', async () => {
+    const { bans } = store();
+    for (let i = 0; i < 20_000; i++) {
+      const value = `10.1.${i >> 8}.${i & 255}`;
+      bans.ban({ siteId: 's1', object: 'ip', value, durationSeconds: 60, origin, threatStore: i % 2 === 0 });
+    }
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    const pieces: string[] = [];
+    try {
+      for await (const piece of bans.snapshotPieces(0)) pieces.push(piece);
+    } finally {
+      clearInterval(counting);
+    }
+    expect(turns).toBeGreaterThan(5);
+    expect(JSON.parse(pieces.join(''))).toEqual(bans.snapshot());
+
+    const none = new BanStore({ clock: new ManualClock(1_700_000_000_000) });
+    const empty: string[] = [];
+    for await (const piece of none.snapshotPieces()) empty.push(piece);
+    expect(JSON.parse(empty.join(''))).toEqual({ version: 1, bans: [], threats: [] });
+  });
+
   it('a flood of bans is checked in constant time and swept when expired', () => {
     const { clock, bans } = store();
     for (let i = 0; i < 100_000; i++)
