@@ -166,6 +166,19 @@ export class KeySlab<M extends SlabMember> {
     return this.count;
   }
 
+  /** The slots holding keys, least recently used first. */
+  slotsByAge(): Int32Array {
+    const slots = new Int32Array(this.count);
+    let i = 0;
+    for (let slot = this.oldest; slot !== -1; slot = this.younger[slot]!) slots[i++] = slot;
+    return slots;
+  }
+
+  /** Slots there is room for (every slot number is below it). */
+  get slotCount(): number {
+    return this.slots;
+  }
+
   /** Every key and its slot, least recently used first. */
   *entries(): IterableIterator<[string, number]> {
     for (let slot = this.oldest; slot !== -1; slot = this.younger[slot]!) yield [this.keyOf[slot]!, slot];

@@ -65,49 +65,56 @@ const KEYS_PER_CLOCK_LOOK = 64;
 class SlabCapture implements SlabWatcher {
   /** Slots in recency order at the start, least recently used first. */
   readonly #order: Int32Array;
-  /** slot -> its place in `order` (-1: the slot held no key at the start). */
+  /** slot -> 1 + its place in `order` (0: the slot held no key at the start, or is taken). */
   readonly #place: Int32Array;
-  /** slot -> 1 once taken (or once it can hold nothing of the start). */
-  readonly #taken: Uint8Array;
+  /** Keys taken ahead of the order (a record touched them first): place -> each member's entry ('' for none). */
+  readonly #early = new Map<number, string[]>();
   #next = 0;
 
   constructor(
     readonly slab: EventSlab,
-    readonly members: readonly { rt: StatefulRuntime; keys: (string | undefined)[] }[],
+    readonly members: readonly { rt: StatefulRuntime; keys: string[] }[],
   ) {
-    const order: number[] = [];
-    for (const [, slot] of slab.entries()) order.push(slot);
-    this.#order = Int32Array.from(order);
-    let slots = 0;
-    for (const slot of order) if (slot >= slots) slots = slot + 1;
-    this.#place = new Int32Array(slots).fill(-1);
-    order.forEach((slot, i) => (this.#place[slot] = i));
-    this.#taken = new Uint8Array(slots);
+    this.#order = slab.slotsByAge();
+    this.#place = new Int32Array(slab.slotCount);
+    const order = this.#order;
+    for (let i = 0; i < order.length; i++) this.#place[order[i]!] = i + 1;
   }
 
-  get done(): boolean {
-    return this.#next >= this.#order.length;
+  /** Each member's entry for a slot ('' where it holds nothing). */
+  #entries(slot: number): string[] {
+    const key = this.slab.keyOf[slot]!;
+    return this.members.map((member) => {
+      const entry = entryOf(member.rt, this.slab, key, slot);
+      return entry === null ? '' : JSON.stringify(entry);
+    });
   }
 
   /** Takes a slot's state as it was at the start, unless taken already: called before it first changes. */
   touch(slot: number): void {
-    if (slot >= this.#taken.length || this.#taken[slot] === 1) return;
-    this.#taken[slot] = 1;
-    const place = this.#place[slot]!;
-    if (place < 0) return;
-    const key = this.slab.keyOf[slot]!;
-    for (const member of this.members) {
-      const entry = entryOf(member.rt, this.slab, key, slot);
-      if (entry !== null) member.keys[place] = JSON.stringify(entry);
-    }
+    const place = slot < this.#place.length ? this.#place[slot]! : 0;
+    if (place === 0) return;
+    this.#place[slot] = 0;
+    this.#early.set(place - 1, this.#entries(slot));
   }
 
   /** Takes the next slots in order until `deadline` (performance.now()); true when all are taken. */
   step(deadline: number): boolean {
     const order = this.#order;
+    const members = this.members;
     while (this.#next < order.length) {
-      this.touch(order[this.#next++]!);
-      if (this.#next % KEYS_PER_CLOCK_LOOK === 0 && performance.now() >= deadline) return this.done;
+      const place = this.#next++;
+      const slot = order[place]!;
+      let entries: string[] | undefined;
+      if (this.#place[slot] === place + 1) {
+        this.#place[slot] = 0;
+        entries = this.#entries(slot);
+      } else {
+        entries = this.#early.get(place);
+        this.#early.delete(place);
+      }
+      for (let m = 0; m < members.length; m++) members[m]!.keys.push(entries?.[m] ?? '');
+      if (this.#next % KEYS_PER_CLOCK_LOOK === 0 && performance.now() >= deadline) return this.#next >= order.length;
     }
     return true;
   }
@@ -122,14 +129,14 @@ class SlabCapture implements SlabWatcher {
  */
 export class SnapshotTaker {
   readonly clock: number;
-  readonly #events: { rt: StatefulRuntime; keys: (string | undefined)[] }[];
+  readonly #events: { rt: StatefulRuntime; keys: string[] }[];
   readonly #captures: SlabCapture[] = [];
   #state: 'taking' | 'done' | 'aborted' = 'taking';
 
   constructor(clock: number, runtimes: readonly StatefulRuntime[]) {
     this.clock = clock;
     this.#events = runtimes.map((rt) => ({ rt, keys: [] }));
-    const bySlab = new Map<EventSlab, { rt: StatefulRuntime; keys: (string | undefined)[] }[]>();
+    const bySlab = new Map<EventSlab, { rt: StatefulRuntime; keys: string[] }[]>();
     for (const event of this.#events) {
       const slab = event.rt.slab;
       if (slab === null) continue;
@@ -181,7 +188,8 @@ export class SnapshotTaker {
       let piece: string[] = [];
       let firstPiece = true;
       for (const key of keys) {
-        if (key === undefined) continue;
+        // '': the event held nothing for that key.
+        if (key === '') continue;
         piece.push(key);
         if (piece.length < KEYS_PER_CHUNK) continue;
         yield `${firstPiece ? '' : ','}${piece.join(',')}`;
