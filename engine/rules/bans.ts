@@ -319,41 +319,19 @@ export class BanStore {
    */
   async *snapshotPieces(sliceMs = 5): AsyncGenerator<string> {
     const now = this.#clock.now();
-    let deadline = performance.now() + sliceMs;
-    let pending: string[] = [];
-    let separator = '';
-    /** The entries gathered so far, as one piece (and a turn for the event loop) once the slice is spent. */
-    const due = (force: boolean): string | null => {
-      if (!force && performance.now() < deadline) return null;
-      const piece = pending.length === 0 ? '' : `${separator}${pending.join(',')}`;
-      if (pending.length > 0) separator = ',';
-      pending = [];
-      return piece;
-    };
-    const pause = async (): Promise<void> => {
-      await new Promise((resolve) => setImmediate(resolve));
-      deadline = performance.now() + sliceMs;
-    };
     yield '{"version":1,"bans":[';
-    for (let slot = 0; slot < this.#bans.high; slot++) {
-      if (this.#banHolds(slot, now)) pending.push(JSON.stringify(this.#banAt(slot)));
-      if ((slot & 255) !== 255) continue;
-      const piece = due(false);
-      if (piece === null) continue;
-      yield piece;
-      await pause();
-    }
-    yield `${due(true)}],"threats":[`;
-    separator = '';
-    for (let slot = 0; slot < this.#threats.high; slot++) {
-      if (this.#threatHolds(slot, now)) pending.push(JSON.stringify(this.#threatAt(slot)));
-      if ((slot & 255) !== 255) continue;
-      const piece = due(false);
-      if (piece === null) continue;
-      yield piece;
-      await pause();
-    }
-    yield `${due(true)}]}`;
+    yield* slicedList(
+      () => this.#bans.high,
+      (slot) => (this.#banHolds(slot, now) ? JSON.stringify(this.#banAt(slot)) : null),
+      sliceMs,
+    );
+    yield '],"threats":[';
+    yield* slicedList(
+      () => this.#threats.high,
+      (slot) => (this.#threatHolds(slot, now) ? JSON.stringify(this.#threatAt(slot)) : null),
+      sliceMs,
+    );
+    yield ']}';
   }
 
   /** Loads a snapshot (at start); entries already expired are left out, malformed ones skipped. */
@@ -484,6 +462,33 @@ export class BanStore {
       banId: this.#threatBanId[slot]!,
     };
   }
+}
+
+/**
+ * The JSON items of slots 0 to `size()` (`item`: null for a free or expired slot), comma-separated,
+ * in pieces of at most `sliceMs` of work, with a turn of the event loop after each.
+ */
+async function* slicedList(
+  size: () => number,
+  item: (slot: number) => string | null,
+  sliceMs: number,
+): AsyncGenerator<string> {
+  let deadline = performance.now() + sliceMs;
+  let pending: string[] = [];
+  let separator = '';
+  for (let slot = 0; slot < size(); slot++) {
+    const json = item(slot);
+    if (json !== null) pending.push(json);
+    if ((slot & 255) !== 255 || performance.now() < deadline) continue;
+    if (pending.length > 0) {
+      yield `${separator}${pending.join(',')}`;
+      separator = ',';
+      pending = [];
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    deadline = performance.now() + sliceMs;
+  }
+  if (pending.length > 0) yield `${separator}${pending.join(',')}`;
 }
 
 function isBan(value: unknown): value is Ban {
