@@ -659,7 +659,8 @@ export class BasicRulesService {
     const runtime = this.#runtime(site.id);
     if (runtime === null || (runtime.waf === null && runtime.custom === null))
       return closed(runtime?.ruleSetMissing ? RULE_SET_MISSING : NO_WAF_MATCH);
-    const headers = clientHeaders(facts);
+    // A token the pipeline verified is Rampart's own text, not the client's: the rules skip it.
+    const headers = clientHeaders(facts, probe.result === 'none' ? null : site.tokenCookieName);
     if (this.#deps.compatibilityLog) this.#marker(facts, headers);
     const ruleIds: string[] = [];
     const categories: string[] = [];

@@ -1,5 +1,5 @@
 import type { WafRequest, CustomRequest } from '#engine/waf';
-import type { RequestFacts } from '#engine/verdict';
+import { cookieSpan, type RequestFacts } from '#engine/verdict';
 
 /** Headers a gateway adds for Rampart itself; the rules must see the client's request only. */
 function ownHeader(name: string): boolean {
@@ -11,7 +11,7 @@ function ownHeader(name: string): boolean {
  * (it sends no body) and passes the client's value as X-Original-Content-Length: put it back, or the
  * protocol rules would see every POST without one.
  */
-export function clientHeaders(facts: RequestFacts): [string, string][] {
+export function clientHeaders(facts: RequestFacts, ownCookie: string | null = null): [string, string][] {
   const out: [string, string][] = [];
   const headers = facts.headers;
   for (const name in headers) {
@@ -20,11 +20,42 @@ export function clientHeaders(facts: RequestFacts): [string, string][] {
     if (typeof value === 'string') out.push([name, value]);
     else for (const v of value) out.push([name, v]);
   }
+  if (ownCookie !== null) dropOwnCookie(out, ownCookie);
   const original = headers['x-original-content-length'];
   if (typeof original === 'string' && original !== '' && headers['content-length'] === undefined) {
     out.push(['content-length', original]);
   }
   return out;
+}
+
+/** Text without the spaces and semicolons at either end (a loop: a regex would be quadratic on a long run of them). */
+function trimSeparators(text: string): string {
+  const separator = (code: number): boolean => code === 0x20 || code === 0x3b || code === 0x09;
+  let start = 0;
+  let end = text.length;
+  while (start < end && separator(text.charCodeAt(start))) start++;
+  while (end > start && separator(text.charCodeAt(end - 1))) end--;
+  return text.slice(start, end);
+}
+
+/**
+ * Takes Rampart's own token cookie out of what the rules read, when the pipeline verified it: the
+ * pair of the first Cookie header that the pipeline read (engine/verdict cookieSpan, cookieValue). Its
+ * value is the token Rampart signed, random text in which CRS's level-2 rules find SQL comment
+ * sequences now and then (942440 on `--`), so a browser with a valid token was blocked by chance.
+ * Other cookies of that name, and the cookie when the token did not verify, are read as any other.
+ */
+function dropOwnCookie(headers: [string, string][], name: string): void {
+  const at = headers.findIndex(([header]) => header === 'cookie');
+  if (at < 0) return;
+  const cookie = headers[at]![1];
+  const span = cookieSpan(cookie, name);
+  if (span === null) return;
+  const before = trimSeparators(cookie.slice(0, span[0]));
+  const after = trimSeparators(cookie.slice(span[2] + 1));
+  const rest = before === '' || after === '' ? before + after : `${before}; ${after}`;
+  if (rest === '') headers.splice(at, 1);
+  else headers[at] = ['cookie', rest];
 }
 
 export function wafRequest(facts: RequestFacts, srcIp: string, headers: [string, string][]): WafRequest {

@@ -6,7 +6,7 @@
 export { decide, NO_PROBE, NO_WAF_MATCH } from './pipeline.ts';
 export type { Verdict, VerdictPorts, GuardStatus, Action, TokenCheck, WafOutcome, ProbeSignal } from './pipeline.ts';
 export { resolveSourceIp, cleanIp, header } from './source-ip.ts';
-export { cookieValue, pathOf } from './request.ts';
+export { cookieSpan, cookieValue, pathOf } from './request.ts';
 export type { RequestFacts, Headers } from './request.ts';
 export { accessRecord, formatTimestamp, withIntelFields, INTEL_LOG_FIELDS } from './access-record.ts';
 export type { IntelligenceResult, ResponseFacts } from './access-record.ts';

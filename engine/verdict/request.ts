@@ -27,23 +27,31 @@ export function pathOf(uri: string): string {
   return uri.slice(0, end) || '/';
 }
 
-/** One cookie's value from a Cookie header, without parsing the others. '' when absent. */
-export function cookieValue(cookieHeader: string | undefined, name: string): string {
-  if (!cookieHeader) return '';
+/**
+ * Where the pair of a cookie's first occurrence in a Cookie header starts and ends (`[start, end)`,
+ * end at the `;` or the header's end), without parsing the others; null when absent.
+ */
+export function cookieSpan(cookieHeader: string | undefined, name: string): [number, number, number] | null {
+  if (!cookieHeader) return null;
   let from = 0;
   const length = cookieHeader.length;
   while (from < length) {
     while (from < length && (cookieHeader.charCodeAt(from) === 32 || cookieHeader.charCodeAt(from) === 59)) from++;
     const eq = cookieHeader.indexOf('=', from);
-    if (eq === -1) return '';
+    if (eq === -1) return null;
     let end = cookieHeader.indexOf(';', eq);
     if (end === -1) end = length;
-    if (eq - from === name.length && cookieHeader.startsWith(name, from)) {
-      let value = cookieHeader.slice(eq + 1, end).trim();
-      if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      return value;
-    }
+    if (eq - from === name.length && cookieHeader.startsWith(name, from)) return [from, eq, end];
     from = end + 1;
   }
-  return '';
+  return null;
+}
+
+/** One cookie's value from a Cookie header, without parsing the others. '' when absent. */
+export function cookieValue(cookieHeader: string | undefined, name: string): string {
+  const span = cookieSpan(cookieHeader, name);
+  if (span === null) return '';
+  let value = cookieHeader!.slice(span[1] + 1, span[2]).trim();
+  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+  return value;
 }
