@@ -65,9 +65,13 @@ function resolve(lookup: KeyLookup, record: LogRecord, seq: number): void {
   lookup.slot = lookup.slab.find(key, hash);
 }
 
-/** The record's slot in a slab, made when there is none. */
+/**
+ * The record's slot in a slab, made when there is none; the caller changes its state next, so a
+ * snapshot being taken in slices takes the slot first, as it was.
+ */
 function slotOf(lookup: KeyLookup): number {
   if (lookup.slot < 0) lookup.slot = lookup.slab.create(lookup.key!, lookup.hash);
+  lookup.slab.watcher?.touch(lookup.slot);
   return lookup.slot;
 }
 
@@ -205,8 +209,6 @@ export class EventEngine {
       }
       const slab = lookup.slab;
       const slot = slotOf(lookup);
-      // A snapshot being taken in slices takes the slot as it was before this record changes it.
-      slab.watcher?.touch(slot);
       const bucket = bucketOf(at, rt.bucketMs);
       const stat = addToSlot(rt, slab, rt.member, slot, bucket, value);
       if (!compare(rt.cmp, stat, rt.threshold) || bucket < muteOf(slab, rt.member, slot)) continue;
@@ -275,12 +277,12 @@ export class EventEngine {
       if (matches[0] === 0 && (lookup.slot < 0 || !hasRuns(slab, rt.member, lookup.slot))) continue;
       if (!any) {
         // Strict continuity: a record of the key that no step matches breaks its runs.
+        // A snapshot being taken in slices takes the slot first, as it was (see slotOf).
         slab.watcher?.touch(lookup.slot);
         breakRuns(slab, rt.member, lookup.slot);
         continue;
       }
       const slot = slotOf(lookup);
-      slab.watcher?.touch(slot);
       const k = cepKeyAt(rt, slab, rt.member, slot, true)!;
       const fired = advanceRuns(rt.shape, k, matches, at, this.match);
       if (fired) k.latch = at + rt.windowMs;
