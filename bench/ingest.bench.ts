@@ -27,7 +27,15 @@ import { ConfigStore } from '#engine/config-store';
 import { LogStore, recordKey } from '#engine/log-store';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
 import { KafkaIntake } from '#engine/intake';
-import { Intakes, LogConfigsService, LogIngest, customLogName, rawRecord, RAW_LOG } from '#engine/log-configs';
+import {
+  Intakes,
+  LogConfigsService,
+  LogIngest,
+  customLogName,
+  parseConfigOf,
+  rawRecord,
+  RAW_LOG,
+} from '#engine/log-configs';
 import { freePort } from '../tests/support/engine.ts';
 import { kafkaMissing, startKafkaBroker } from '../tests/support/kafka-broker.ts';
 import { systemClock, type LogConfigInput } from '#engine/shared';
@@ -281,9 +289,7 @@ async function kafkaRate(): Promise<number | null> {
     });
     const started = performance.now();
     const kafkaCpuBefore = process.cpuUsage();
-    await intake.apply([
-      { id: config.id, brokers: [broker.address], topic: 'events', parser: kafkaConfigs.parser(config.id)! },
-    ]);
+    await intake.apply([{ id: config.id, brokers: [broker.address], topic: 'events', parse: parseConfigOf(config) }]);
     const counts = () => intake.counts()[config.id]!;
     // Joining the group (a few seconds, once per start) is timed apart from the sustained rate.
     while (counts().received === 0) {
@@ -292,12 +298,14 @@ async function kafkaRate(): Promise<number | null> {
       await new Promise((r) => setTimeout(r, 5));
     }
     const joined = performance.now();
+    const eluBefore = performance.eventLoopUtilization();
     const first = counts().stored;
     while (counts().stored + counts().discarded < total) {
       if (performance.now() - started > 600_000) throw new Error(`Kafka intake stalled: ${JSON.stringify(counts())}`);
       await new Promise((r) => setTimeout(r, 20));
     }
     await kafkaStore.flush();
+    kafkaMainBusy = performance.eventLoopUtilization(eluBefore).utilization;
     const rate = (counts().stored - first) / ((performance.now() - joined) / 1000);
     const kafkaCpu = process.cpuUsage(kafkaCpuBefore);
     kafkaPerCpuSecond = counts().stored / ((kafkaCpu.user + kafkaCpu.system) / 1e6);
@@ -312,6 +320,7 @@ async function kafkaRate(): Promise<number | null> {
   }
 }
 let kafkaJoinSeconds = 0;
+let kafkaMainBusy = 0;
 let kafkaPerCpuSecond = 0;
 const kafka = await kafkaRate();
 
@@ -322,6 +331,7 @@ line('ingest_tls_engine_cores_used', engineCpuSeconds / elapsed, 'cores', 2);
 if (kafka !== null) {
   line('ingest_kafka_records_per_s', kafka, 'records/s');
   line('ingest_kafka_group_join_s', kafkaJoinSeconds, 's', 1);
+  line('ingest_kafka_engine_thread_busy', kafkaMainBusy, '', 2);
   line('ingest_kafka_records_per_engine_cpu_s', kafkaPerCpuSecond, 'records/s');
 }
 line('ingest_tls_plain_text_records_per_s', plainCounts.parsed / elapsed, 'records/s');

@@ -1,4 +1,5 @@
-// Bundles the engine (engine/main.ts and what it imports) into dist/engine/main.js, and the Node
+// Bundles the engine (engine/main.ts and what it imports) into dist/engine/main.js, its Kafka
+// thread into dist/engine/kafka-worker.js, and the Node
 // gateway middleware (gateways/node) into dist/engine/gateway-node.js. Packages stay
 // external: they are installed in node_modules (and shipped by electron-builder).
 import { build } from 'esbuild';
@@ -6,6 +7,19 @@ import { build } from 'esbuild';
 await build({
   entryPoints: ['engine/main.ts'],
   outfile: 'dist/engine/main.js',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
+});
+// A BROKER configuration's Kafka thread (engine/intake/kafka-worker.ts), which main.js starts from
+// the file beside it.
+await build({
+  entryPoints: ['engine/intake/kafka-worker.ts'],
+  outfile: 'dist/engine/kafka-worker.js',
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -36,4 +50,6 @@ await build({
   target: 'es2015',
   logLevel: 'warning',
 });
-console.log('built dist/engine/main.js, dist/engine/gateway-node.js and dist/engine/mini-program-sdk.js');
+console.log(
+  'built dist/engine/main.js, dist/engine/kafka-worker.js, dist/engine/gateway-node.js and dist/engine/mini-program-sdk.js',
+);

@@ -1,43 +1,45 @@
 import { createHash } from 'node:crypto';
-import {
-  Kafka,
-  logLevel,
-  type Admin,
-  type Consumer,
-  type EachBatchPayload,
-  type KafkaConfig,
-  type LogEntry,
-  type SASLOptions,
-} from 'kafkajs';
-import type { LogRecord } from '#engine/log-store';
-import type { LogParser, ParseFailureCode } from '#engine/parse';
+import { Worker } from 'node:worker_threads';
+import type { EncodedValues, LogRecord } from '#engine/log-store';
+import type { LogParseConfig } from '#engine/parse';
 import type { Clock, Logger } from '#engine/shared';
+import {
+  errorText,
+  newKafkaCounts,
+  offsetMetaName,
+  type BrokerConnection,
+  type KafkaConfigCounts,
+  type ParsedBatch,
+  type ReaderSettings,
+  type ReaderStart,
+  type ToHost,
+  type ToReader,
+} from './kafka-link.ts';
 
-// One BROKER configuration's consumer: see the contract at the top of kafka-intake.ts.
+// One BROKER configuration's consumer, the engine's side: see the contract at the top of
+// kafka-intake.ts. kafkajs and the parser run in the configuration's own thread (kafka-worker.ts).
 
-export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
+export {
+  groupIdOf,
+  offsetMetaName,
+  type KafkaConfigCounts,
+  type KafkaFailure,
+  type KafkaState,
+  type PartitionLag,
+  type SaslMechanism,
+} from './kafka-link.ts';
 
 /** A BROKER configuration as the intake needs it (validated by the API at the edge). */
-export interface BrokerConfig {
-  /** The configuration's id: names the consumer group, the log and the stored offsets. */
-  id: string;
-  /** `host:port` of one or more bootstrap brokers. */
-  brokers: readonly string[];
-  topic: string;
-  /** SASL account and password (spec 5.5); SASL is used when both are set. */
-  username?: string;
-  password?: string;
-  /** Default `plain` when an account is set. */
-  mechanism?: SaslMechanism;
-  /** TLS to the brokers: `true` trusts the system CAs, `{ ca }` a PEM bundle. */
-  tls?: boolean | { ca?: string };
-  /** The configuration's compiled parser; replaced in place when only the parsing changes. */
-  parser: Pick<LogParser, 'parse'>;
+export interface BrokerConfig extends BrokerConnection {
+  /** The configuration's parsing, compiled in the Kafka thread; replaced there when only it changes. */
+  parse: LogParseConfig;
+  /** Runs on each parsed record in the engine's thread before it is stored (the intelligence lookup). */
+  enrich?: (record: Record<string, unknown>) => void;
 }
 
 /** The part of the log store the intake writes through (LogStore satisfies it). */
 export interface KafkaStore {
-  append(log: string, record: LogRecord): void;
+  append(log: string, record: LogRecord, encoded?: EncodedValues): void;
   putMeta(name: string, value: string): void;
   getMeta(name: string): Promise<string | undefined>;
   flush(): Promise<void>;
@@ -46,7 +48,7 @@ export interface KafkaStore {
 
 /** One received message and what parsing made of it, as handed to the raw-log writer. */
 export interface RawMessage {
-  /** The value as UTF-8 text. */
+  /** The value as UTF-8 text (cut as a parsed record's `raw_data` is, when it parsed). */
   line: string;
   /** `<topic>-<partition>-<offset>`. */
   logId: string;
@@ -58,84 +60,16 @@ export interface RawMessage {
   reason?: string;
 }
 
-export type KafkaState = 'connecting' | 'connected' | 'retrying' | 'stopped';
-
-/** A message that was not stored, and why (the newest ones are kept per configuration). */
-export interface KafkaFailure {
-  at: number;
-  logId: string;
-  code: ParseFailureCode | 'empty_message';
-  reason: string;
-  /** What the console words the reason with. */
-  params: Readonly<Record<string, string | number>>;
-}
-
-export interface PartitionLag {
-  partition: number;
-  /** The partition's high watermark (the offset the next produced message gets). */
-  high: number;
-  /** The next offset this configuration will store (the low watermark when none is stored yet). */
-  next: number;
-  lag: number;
-}
-
-/** Per BROKER configuration. */
-export interface KafkaConfigCounts {
-  state: KafkaState;
-  /** The last connection, authentication or broker error, kept after recovery for the console. */
-  lastError: string | null;
-  lastErrorAt: number | null;
-  /** Messages handed to this configuration (replayed ones excluded). */
-  received: number;
-  /** Records parsed and stored. */
-  stored: number;
-  /** Messages that did not parse or had no value: counted, the last ones kept in `recentFailures`. */
-  discarded: number;
-  /** Bytes of message values received. */
-  bytes: number;
-  /** Messages at offsets already stored (a replay after a crash or a rebalance), not stored again. */
-  replaySkipped: number;
-  /** Kafka commits that failed (only the console's lag is behind; the stored offsets decide). */
-  commitFailures: number;
-  /** Consumer restarts after a crash or a failed connection. */
-  restarts: number;
-  /** True while fetching is paused because the store's backlog is high. */
-  paused: boolean;
-  /** Per partition, as of `lagAt`; empty until the first refresh succeeds. */
-  lag: PartitionLag[];
-  totalLag: number | null;
-  lagAt: number | null;
-  recentFailures: KafkaFailure[];
-}
-
-export interface KafkaSourceOptions {
+export interface KafkaSourceOptions extends ReaderSettings {
   store: KafkaStore;
   log: string;
   raw: ((configId: string, message: RawMessage) => void) | undefined;
   logger: Logger;
   clock: Clock;
-  clientId: string;
-  highWaterMark: number;
-  lowWaterMark: number;
-  backlogPollMs: number;
-  lagRefreshMs: number;
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  restartDelayMs: { initial: number; max: number };
-  recentFailures: number;
-  /** kafkajs retry policy of each client (connections, requests). */
-  retries: number;
 }
 
-/** The meta name of a partition's next offset, stored in the batch of the records read before it. */
-export const offsetMetaName = (configId: string, topic: string, partition: number): string =>
-  `kafka\u0000${configId}\u0000${topic}\u0000${partition}`;
-
-/** Consumer group of a configuration. */
-export const groupIdOf = (configId: string): string => `rampart-${configId}`;
-
 /** What a change must touch to need a new connection (the parser is swapped in place). */
-export function connectionDigest(config: BrokerConfig): string {
+export function connectionDigest(config: BrokerConnection): string {
   const tls = config.tls === undefined || config.tls === false ? false : config.tls === true ? true : config.tls;
   const fields = [
     config.brokers,
@@ -148,48 +82,34 @@ export function connectionDigest(config: BrokerConfig): string {
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
-const errorText = (error: unknown): string => {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && cause.message !== error.message
-      ? `${error.message}: ${cause.message}`
-      : error.message;
-  }
-  return String(error);
-};
-
-function sasl(config: BrokerConfig): SASLOptions | undefined {
-  if (config.username === undefined || config.password === undefined) return undefined;
-  const { username, password } = config;
-  switch (config.mechanism ?? 'plain') {
-    case 'plain':
-      return { mechanism: 'plain', username, password };
-    case 'scram-sha-256':
-      return { mechanism: 'scram-sha-256', username, password };
-    case 'scram-sha-512':
-      return { mechanism: 'scram-sha-512', username, password };
-  }
+/**
+ * The Kafka thread's module: the TypeScript source when the engine runs from source (tests,
+ * benchmarks: loaded through tsx), the bundle's `kafka-worker.js` beside `main.js` when built.
+ */
+function startThread(start: ReaderStart): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./kafka-worker.js', here), { workerData: start });
+  const source = new URL('./kafka-worker.ts', here).href;
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(boot, { eval: true, workerData: start });
 }
 
 export class KafkaSource {
   readonly id: string;
   readonly digest: string;
-  readonly counts: KafkaConfigCounts;
+  #counts: KafkaConfigCounts = newKafkaCounts();
   #config: BrokerConfig;
   readonly #options: KafkaSourceOptions;
-  readonly #kafka: Kafka;
-  #consumer: Consumer | null = null;
-  #admin: Admin | null = null;
-  /** partition -> next offset as stored (the store, not Kafka, is the truth). */
-  readonly #next = new Map<number, number>();
+  #thread: Worker | null = null;
   #stopping = false;
   #restartTimer: NodeJS.Timeout | null = null;
   #restartDelay: number;
-  #lagTimer: NodeJS.Timeout | null = null;
-  #pauseTimer: NodeJS.Timeout | null = null;
-  /** partition -> next offset stored and not yet committed to Kafka. */
-  readonly #toCommit = new Map<number, number>();
-  #committing: Promise<void> | null = null;
+  #nextCall = 0;
+  readonly #pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  /** Per partition: whether its last batch is being written, and the batches waiting for that. */
+  readonly #lanes = new Map<number, { writing: boolean; waiting: { id: number; batch: ParsedBatch }[] }>();
+  /** Batches read by an earlier launch than this are refused: a write of that launch failed. */
+  #refusedBelow = 0;
 
   constructor(config: BrokerConfig, options: KafkaSourceOptions) {
     this.id = config.id;
@@ -197,354 +117,216 @@ export class KafkaSource {
     this.#config = config;
     this.#options = options;
     this.#restartDelay = options.restartDelayMs.initial;
-    this.counts = {
-      state: 'connecting',
-      lastError: null,
-      lastErrorAt: null,
-      received: 0,
-      stored: 0,
-      discarded: 0,
-      bytes: 0,
-      replaySkipped: 0,
-      commitFailures: 0,
-      restarts: 0,
-      paused: false,
-      lag: [],
-      totalLag: null,
-      lagAt: null,
-      recentFailures: [],
-    };
-    const tls = config.tls;
-    const kafkaConfig: KafkaConfig = {
-      clientId: options.clientId,
-      brokers: [...config.brokers],
-      connectionTimeout: 5000,
-      requestTimeout: 30_000,
-      retry: { retries: options.retries, initialRetryTime: 300, maxRetryTime: 10_000 },
-      logLevel: logLevel.WARN,
-      logCreator: () => (entry) => this.#onLog(entry),
-    };
-    if (tls === true) kafkaConfig.ssl = true;
-    else if (tls !== undefined && tls !== false) kafkaConfig.ssl = tls.ca === undefined ? true : { ca: [tls.ca] };
-    const mechanism = sasl(config);
-    if (mechanism !== undefined) kafkaConfig.sasl = mechanism;
-    this.#kafka = new Kafka(kafkaConfig);
   }
 
-  /** Swaps the parser (a parsing change needs no new connection). */
-  setParser(parser: Pick<LogParser, 'parse'>): void {
-    this.#config = { ...this.#config, parser };
+  /** The counters as the Kafka thread last reported them. */
+  get counts(): KafkaConfigCounts {
+    return this.#counts;
+  }
+
+  /** Swaps the parsing (a parsing change needs no new connection). */
+  setParser(config: Pick<BrokerConfig, 'parse' | 'enrich'>): void {
+    this.#config = { ...this.#config, parse: config.parse, enrich: config.enrich };
+    this.#post({ t: 'parser', parse: config.parse });
   }
 
   /** Starts consuming in the background; failures show in `counts` and are retried with back-off. */
   start(): void {
-    void this.#launch();
-    this.#lagTimer = setInterval(() => void this.refreshLag(), this.#options.lagRefreshMs);
-    this.#lagTimer.unref();
+    const options = this.#options;
+    const settings: ReaderSettings = {
+      clientId: options.clientId,
+      highWaterMark: options.highWaterMark,
+      lowWaterMark: options.lowWaterMark,
+      backlogPollMs: options.backlogPollMs,
+      lagRefreshMs: options.lagRefreshMs,
+      sessionTimeoutMs: options.sessionTimeoutMs,
+      rebalanceTimeoutMs: options.rebalanceTimeoutMs,
+      restartDelayMs: options.restartDelayMs,
+      recentFailures: options.recentFailures,
+      retries: options.retries,
+      maxBytesPerPartition: options.maxBytesPerPartition,
+    };
+    const { parse, enrich: _enrich, ...connection } = this.#config;
+    const thread = startThread({ connection, parse, settings, clockSkewMs: options.clock.now() - Date.now() });
+    this.#thread = thread;
+    thread.on('message', (message: ToHost) => this.#onMessage(message));
+    thread.on('error', (error) => {
+      options.logger.warn({ configId: this.id, error: errorText(error) }, 'kafka thread failed');
+      this.#counts = {
+        ...this.#counts,
+        state: 'retrying',
+        lastError: errorText(error),
+        lastErrorAt: options.clock.now(),
+      };
+    });
+    thread.on('exit', () => {
+      if (this.#thread !== thread) return;
+      this.#thread = null;
+      for (const waiting of this.#pending.values()) waiting.reject(new Error('the Kafka thread ended'));
+      this.#pending.clear();
+      if (this.#stopping) return;
+      // An unexpected end: a new thread after a pause, which seeks to the stored offsets again.
+      this.#counts = { ...this.#counts, state: 'retrying', restarts: this.#counts.restarts + 1 };
+      const delay = this.#restartDelay;
+      this.#restartDelay = Math.min(options.restartDelayMs.max, delay * 2);
+      this.#restartTimer = setTimeout(() => {
+        this.#restartTimer = null;
+        if (!this.#stopping) this.start();
+      }, delay);
+    });
   }
 
   /** Stops fetching and leaves the group; what was appended is flushed before it resolves. */
   async stop(): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
-    for (const timer of [this.#restartTimer, this.#pauseTimer]) if (timer) clearTimeout(timer);
-    if (this.#lagTimer) clearInterval(this.#lagTimer);
-    // The last stored offsets are committed while still in the group.
-    await this.#committing;
-    // Not waiting for a launch under way (its connection may be retrying for a while): it checks
-    // #stopping after each step and disconnects what it made.
-    await this.#consumer?.disconnect().catch(() => undefined);
-    await this.#admin?.disconnect().catch(() => undefined);
-    this.#consumer = null;
-    this.#admin = null;
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    const thread = this.#thread;
+    if (thread !== null) {
+      // The thread commits the stored offsets while still in the group, then leaves it; batches in
+      // hand are stored meanwhile (their calls are still answered).
+      await this.#call({ method: 'stop' }).catch(() => undefined);
+      this.#thread = null;
+      await thread.terminate();
+    }
     await this.#options.store.flush();
-    this.counts.state = 'stopped';
-    this.counts.paused = false;
+    this.#counts = { ...this.#counts, state: 'stopped', paused: false };
   }
 
   /** Reads the partitions' high watermarks and compares them with the stored next offsets. */
   async refreshLag(): Promise<void> {
     if (this.#stopping) return;
-    try {
-      const admin = await this.#adminClient();
-      const offsets = await admin.fetchTopicOffsets(this.#config.topic);
-      const stored = await Promise.all(offsets.map((entry) => this.#storedNext(entry.partition)));
-      const lag: PartitionLag[] = offsets.map((entry, i) => {
-        const high = Number(entry.high);
-        const next = stored[i] ?? Number(entry.low);
-        return { partition: entry.partition, high, next, lag: Math.max(0, high - next) };
-      });
-      lag.sort((a, b) => a.partition - b.partition);
-      const total = lag.reduce((sum, entry) => sum + entry.lag, 0);
-      this.counts.lag = lag;
-      this.counts.totalLag = total;
-      this.counts.lagAt = this.#options.clock.now();
-    } catch (error) {
-      this.#noteError(error);
-    }
+    await this.#call({ method: 'refreshLag' }).catch(() => undefined);
   }
 
-  async #adminClient(): Promise<Admin> {
-    if (this.#admin === null) {
-      const admin = this.#kafka.admin({ retry: { retries: 1 } });
-      await admin.connect();
-      if (this.#stopping) {
-        await admin.disconnect().catch(() => undefined);
-        throw new Error('stopped');
-      }
-      this.#admin = admin;
-    }
-    return this.#admin;
+  #post(message: ToReader): void {
+    this.#thread?.postMessage(message);
   }
 
-  async #launch(): Promise<void> {
-    if (this.#stopping) return;
-    this.counts.state = this.counts.state === 'retrying' ? 'retrying' : 'connecting';
-    const options = this.#options;
-    const consumer = this.#kafka.consumer({
-      groupId: groupIdOf(this.id),
-      sessionTimeout: options.sessionTimeoutMs,
-      rebalanceTimeout: options.rebalanceTimeoutMs,
-      heartbeatInterval: Math.max(500, Math.floor(options.sessionTimeoutMs / 4)),
-      allowAutoTopicCreation: false,
-      // Larger fetches: fewer round trips per record at ingest rates.
-      maxBytesPerPartition: 4 * 1024 * 1024,
-      // While every partition is paused (the store behind), kafkajs sleeps this long before it
-      // looks again, and the broker holds a fetch with nothing new as long. At kafkajs's 5 s a
-      // pause of 20 ms stopped the stream for 5 s; at 500 ms (the Java client's default) an idle
-      // consumer asks twice a second.
-      maxWaitTimeInMs: 500,
-      retry: { retries: options.retries, initialRetryTime: 300, maxRetryTime: 10_000 },
+  #call(call: Extract<ToReader, { t: 'call' }>['call']): Promise<void> {
+    if (this.#thread === null) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const id = this.#nextCall++;
+      this.#pending.set(id, { resolve, reject });
+      this.#post({ t: 'call', id, call });
     });
-    this.#consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => this.#onJoin(consumer, payload.memberAssignment));
-    consumer.on(consumer.events.FETCH, () => this.#connected());
-    consumer.on(consumer.events.CRASH, ({ payload }) => this.#onCrash(consumer, payload.error, payload.restart));
-    try {
-      // The stored offsets of the topic's partitions are read before joining, so that the join
-      // handler (synchronous, before the first fetch) can seek to them.
-      const admin = await this.#adminClient();
-      const partitions = await admin.fetchTopicOffsets(this.#config.topic);
-      await Promise.all(partitions.map(({ partition }) => this.#storedNext(partition)));
-      await consumer.connect();
-      await consumer.subscribe({ topics: [this.#config.topic], fromBeginning: true });
-      if (this.#stopping) {
-        await consumer.disconnect();
+  }
+
+  #onMessage(message: ToHost): void {
+    switch (message.t) {
+      case 'counts':
+        // After stop() the thread's last word does not undo 'stopped'.
+        if (!this.#stopping || this.#thread !== null) this.#counts = message.counts;
+        return;
+      case 'log':
+        this.#options.logger[message.level](message.fields, message.message);
+        return;
+      case 'reply': {
+        const waiting = this.#pending.get(message.id);
+        this.#pending.delete(message.id);
+        if (message.error === undefined) waiting?.resolve();
+        else waiting?.reject(new Error(message.error));
         return;
       }
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        // Partitions' batches overlap: one is parsed while another's write and commit are awaited.
-        // Each batch stores its own partition's records and offset in one atomic write.
-        partitionsConsumedConcurrently: 4,
-        eachBatch: (payload) => this.#eachBatch(payload),
-      });
-    } catch (error) {
-      this.#noteError(error);
-      await consumer.disconnect().catch(() => undefined);
-      if (this.#consumer === consumer) this.#consumer = null;
-      this.#scheduleRestart();
+      case 'call':
+        this.#answer(message.id, message.call);
+        return;
     }
   }
 
-  #scheduleRestart(): void {
-    if (this.#stopping || this.#restartTimer !== null) return;
-    this.counts.state = 'retrying';
-    const delay = this.#restartDelay;
-    this.#restartDelay = Math.min(this.#options.restartDelayMs.max, delay * 2);
-    this.#restartTimer = setTimeout(() => {
-      this.#restartTimer = null;
-      this.counts.restarts += 1;
-      void this.#launch();
-    }, delay);
-  }
-
-  #onCrash(consumer: Consumer, error: Error, restart: boolean): void {
-    this.#noteError(error);
-    if (this.#stopping) return;
-    this.counts.state = 'retrying';
-    // kafkajs restarts the consumer itself after a retriable error; otherwise a new one is built.
-    if (restart) {
-      this.counts.restarts += 1;
-      return;
+  #answer(id: number, call: Extract<ToHost, { t: 'call' }>['call']): void {
+    const { store } = this.#options;
+    const reply = (value: unknown): void => this.#post({ t: 'reply', id, value });
+    const fail = (error: unknown): void => this.#post({ t: 'reply', id, error: errorText(error) });
+    switch (call.method) {
+      case 'storedNext':
+        store
+          .getMeta(offsetMetaName(this.id, this.#config.topic, call.partition))
+          .then((stored) => reply(stored === undefined ? undefined : Number(stored)), fail);
+        return;
+      case 'backlog':
+        reply(store.backlog().records);
+        return;
+      case 'store': {
+        let lane = this.#lanes.get(call.batch.partition);
+        if (lane === undefined) this.#lanes.set(call.batch.partition, (lane = { writing: false, waiting: [] }));
+        lane.waiting.push({ id, batch: call.batch });
+        this.#pump(lane);
+        return;
+      }
     }
-    void consumer.disconnect().catch(() => undefined);
-    if (this.#consumer === consumer) this.#consumer = null;
-    this.#scheduleRestart();
   }
 
   /**
-   * Runs synchronously inside kafkajs's join, before the first fetch of the new assignment: each
-   * partition whose next offset is stored is moved there, whatever Kafka's committed offset says.
+   * Appends a partition's next batch once the one before it is written: were that write to fail,
+   * no later batch of the partition may be stored with its offset past the lost records.
    */
-  #onJoin(consumer: Consumer, assignment: Record<string, number[]>): void {
-    this.#connected();
-    for (const partition of assignment[this.#config.topic] ?? []) {
-      const next = this.#next.get(partition);
-      if (next !== undefined) consumer.seek({ topic: this.#config.topic, partition, offset: String(next) });
-    }
-  }
-
-  #connected(): void {
-    if (this.#stopping) return;
-    this.counts.state = 'connected';
-    // Fetching again: an error from before (a coordinator not yet elected, a broker that was away)
-    // is over, and the console should not show it as the current one.
-    this.counts.lastError = null;
-    this.#restartDelay = this.#options.restartDelayMs.initial;
-  }
-
-  async #storedNext(partition: number): Promise<number | undefined> {
-    const known = this.#next.get(partition);
-    if (known !== undefined) return known;
-    const stored = await this.#options.store.getMeta(offsetMetaName(this.id, this.#config.topic, partition));
-    if (stored === undefined) return undefined;
-    // A value set meanwhile by a batch is newer than the one read.
-    const next = this.#next.get(partition) ?? Number(stored);
-    this.#next.set(partition, next);
-    return next;
-  }
-
-  async #eachBatch(payload: EachBatchPayload): Promise<void> {
-    const batch = payload.batch;
-    if (this.#stopping || !payload.isRunning() || payload.isStale()) return;
-    const { partition, topic } = batch;
-    const last = batch.messages.at(-1);
-    if (last === undefined) return;
-    const next = await this.#storedNext(partition);
-    if (this.#stopping) return;
-
-    // From here to putMeta there is no await: the records and the partition's next offset go into
-    // the same LevelDB batch, so after a crash either both are stored or neither.
-    const { store, log, raw, clock } = this.#options;
-    const { parser } = this.#config;
-    const counts = this.counts;
-    const now = clock.now();
-    let stored = -1;
-    for (const message of batch.messages) {
-      const offset = Number(message.offset);
-      if (next !== undefined && offset < next) {
-        counts.replaySkipped += 1;
+  #pump(lane: { writing: boolean; waiting: { id: number; batch: ParsedBatch }[] }): void {
+    const { store } = this.#options;
+    while (!lane.writing && lane.waiting.length > 0) {
+      const { id, batch } = lane.waiting.shift()!;
+      const fail = (error: unknown): void => this.#post({ t: 'reply', id, error: errorText(error) });
+      if (batch.launch < this.#refusedBelow) {
+        fail(new Error('a write before this batch failed'));
         continue;
       }
-      counts.received += 1;
-      stored = offset;
-      const logId = `${topic}-${partition}-${message.offset}`;
-      const value = message.value;
-      if (value === null || value.length === 0) {
-        this.#discard(now, logId, 'empty_message', 'the message has no value', {});
-        continue;
-      }
-      counts.bytes += value.length;
-      const line = value.toString('utf8');
-      const outcome = parser.parse(line, { now, logId });
-      if (outcome.ok) {
-        store.append(log, outcome.record);
-        counts.stored += 1;
-        raw?.(this.id, { line, logId, now, parsed: true });
-      } else {
-        this.#discard(now, logId, outcome.code, outcome.reason, outcome.params);
-        raw?.(this.id, { line, logId, now, parsed: false, reason: outcome.reason });
-      }
-    }
-    if (stored >= 0) {
-      store.putMeta(offsetMetaName(this.id, topic, partition), String(stored + 1));
-      await store.flush();
-      // Only once written: a failed write leaves the offset where it was and kafkajs retries the batch.
-      this.#next.set(partition, stored + 1);
-    }
-
-    payload.resolveOffset(last.offset);
-    // Every message up to the batch's last is stored now (or was before, when it was a replay).
-    this.#commit(partition, Number(last.offset) + 1);
-    await payload.heartbeat();
-    this.#checkBacklog();
-  }
-
-  /**
-   * Kafka's committed offset follows the store, for the lag an operator sees in other tools. With
-   * kafkajs's automatic commits off, only offsets named are committed; one request is in flight at
-   * a time, with the newest offset of each partition, and the batches do not wait for it.
-   */
-  #commit(partition: number, offset: number): void {
-    this.#toCommit.set(partition, offset);
-    this.#committing ??= this.#commitPending().finally(() => {
-      this.#committing = null;
-      // Offsets noted after the loop's last look.
-      const [first] = this.#toCommit;
-      if (first !== undefined && this.#consumer !== null) this.#commit(...first);
-    });
-  }
-
-  async #commitPending(): Promise<void> {
-    const topic = this.#config.topic;
-    while (this.#toCommit.size > 0) {
-      const consumer = this.#consumer;
-      if (consumer === null) return;
-      const offsets = [...this.#toCommit].map(([partition, offset]) => ({ topic, partition, offset: String(offset) }));
-      this.#toCommit.clear();
       try {
-        await consumer.commitOffsets(offsets);
+        this.#store(batch);
       } catch (error) {
-        this.counts.commitFailures += 1;
-        this.#options.logger.debug({ configId: this.id, error: errorText(error) }, 'kafka commit failed');
+        fail(error);
+        continue;
       }
+      lane.writing = true;
+      store.flush().then(
+        () => {
+          lane.writing = false;
+          this.#post({ t: 'reply', id, value: store.backlog().records });
+          this.#pump(lane);
+        },
+        (error: unknown) => {
+          // Not stored, offset included: the thread starts a new consumer from the stored offsets.
+          lane.writing = false;
+          this.#refusedBelow = Math.max(this.#refusedBelow, batch.launch + 1);
+          fail(error);
+          this.#pump(lane);
+        },
+      );
     }
   }
 
-  #discard(
-    at: number,
-    logId: string,
-    code: KafkaFailure['code'],
-    reason: string,
-    params: KafkaFailure['params'],
-  ): void {
-    this.counts.discarded += 1;
-    const ring = this.counts.recentFailures;
-    ring.push({ at, logId, code, reason, params });
-    if (ring.length > this.#options.recentFailures) ring.shift();
-  }
-
-  /** Pauses fetching while the store is behind; resumes below the low-water mark. Nothing is dropped. */
-  #checkBacklog(): void {
-    const consumer = this.#consumer;
-    if (consumer === null || this.#stopping || this.counts.paused) return;
-    if (this.#options.store.backlog().records <= this.#options.highWaterMark) return;
-    consumer.pause([{ topic: this.#config.topic }]);
-    this.counts.paused = true;
-    const poll = (): void => {
-      this.#pauseTimer = null;
-      if (this.#stopping) return;
-      if (this.#options.store.backlog().records > this.#options.lowWaterMark) {
-        this.#pauseTimer = setTimeout(poll, this.#options.backlogPollMs);
-        return;
+  /**
+   * A parsed batch into the store: from the first append to putMeta there is no await, so the
+   * records and the partition's next offset go into the same LevelDB batch, and after a crash
+   * either both are stored or neither.
+   */
+  #store(batch: ParsedBatch): void {
+    const { store, log, raw } = this.#options;
+    const { enrich } = this.#config;
+    const { records, heads, lasts, failed, now } = batch;
+    let f = 0;
+    const failedUpTo = (at: number): void => {
+      for (; f < failed.length && failed[f]!.at <= at; f++) {
+        const line = failed[f]!;
+        raw?.(this.id, { line: line.line, logId: line.logId, now, parsed: false, reason: line.reason });
       }
-      this.counts.paused = false;
-      this.#consumer?.resume([{ topic: this.#config.topic }]);
     };
-    this.#pauseTimer = setTimeout(poll, this.#options.backlogPollMs);
-  }
-
-  #noteError(error: unknown): void {
-    if (this.#stopping) return;
-    this.counts.lastError = errorText(error);
-    this.counts.lastErrorAt = this.#options.clock.now();
-  }
-
-  /** kafkajs's own log: errors mark the configuration as retrying (it retries by itself). */
-  #onLog(entry: LogEntry): void {
-    const { namespace, level, log } = entry;
-    if (level > logLevel.WARN) return;
-    const message = typeof log.message === 'string' ? log.message : '';
-    if (level === logLevel.ERROR && !this.#stopping) {
-      const detail = typeof log.error === 'string' ? `${message}: ${log.error}` : message;
-      this.#noteError(detail);
-      if (this.counts.state === 'connected') this.counts.state = 'retrying';
+    for (let i = 0; i < records.length; i++) {
+      failedUpTo(i);
+      const record = records[i]!;
+      const head = heads[i];
+      if (enrich !== undefined) {
+        // A record changed here is encoded by the store.
+        enrich(record);
+        store.append(log, record as LogRecord);
+      } else
+        store.append(
+          log,
+          record as LogRecord,
+          head === null || head === undefined ? undefined : { head, last: lasts[i]! },
+        );
+      raw?.(this.id, { line: record.raw_data as string, logId: record.log_id as string, now, parsed: true });
     }
-    this.#options.logger.warn(
-      { configId: this.id, kafka: namespace, broker: typeof log.broker === 'string' ? log.broker : undefined },
-      message,
-    );
+    failedUpTo(records.length);
+    store.putMeta(offsetMetaName(this.id, batch.topic, batch.partition), String(batch.next));
   }
 }

@@ -11,9 +11,11 @@
  * and retried with back-off (1 s doubling to 30 s) until it works or the configuration goes.
  *
  * Exactly once. The consumer group is `rampart-<configId>`, with kafkajs's automatic commits off.
- * For each fetched batch, in one synchronous run (no await): every message's value is read as
- * UTF-8 text, handed to the raw-log writer, parsed with `log_id = <topic>-<partition>-<offset>`,
- * and the record appended to the store; then the partition's next offset is staged with
+ * Threads. Each consumer runs in its own worker thread (kafka-worker.ts): kafkajs and the parser
+ * there, the store here. For each fetched batch the thread reads every message's value as UTF-8
+ * text and parses it with `log_id = <topic>-<partition>-<offset>`, then hands the batch's records
+ * and failed lines to this thread, which in one synchronous run (no await) enriches and appends
+ * each record, hands every message to the raw-log writer, and stages the partition's next offset with
  * `putMeta('kafka\0<configId>\0<topic>\0<partition>')`. The log store writes staged meta values in
  * the same atomic LevelDB batch as the records appended before them, so after a crash the stored
  * records and the stored offset always agree. Then `flush()` makes them durable, and only then is
@@ -74,7 +76,7 @@ export interface KafkaIntakeOptions {
   /** A configuration's log; default `custom:<configId>`. */
   logName?: (configId: string) => string;
   /**
-   * Hears every message with a value before it is parsed, in the batch's synchronous run: an
+   * Hears every message with a value, parsed or not, in the batch's synchronous run: an
    * `append` to `store` here lands in the same atomic batch as the parsed records and the offset.
    */
   raw?: (configId: string, message: RawMessage) => void;
@@ -95,6 +97,8 @@ export interface KafkaIntakeOptions {
   recentFailures?: number;
   /** kafkajs retries per connection or request before the consumer restarts. */
   retries?: number;
+  /** The most one fetch brings of a partition (4 MB: fewer round trips per record at ingest rates). */
+  maxBytesPerPartition?: number;
 }
 
 const DEFAULTS = {
@@ -108,6 +112,7 @@ const DEFAULTS = {
   restartDelayMs: { initial: 1000, max: 30_000 },
   recentFailures: 100,
   retries: 5,
+  maxBytesPerPartition: 4 * 1024 * 1024,
 };
 
 export const customLogName = (configId: string): string => `custom:${configId}`;
@@ -163,7 +168,7 @@ export class KafkaIntake {
     for (const [id, source] of this.#sources) {
       const config = wanted.get(id);
       if (config !== undefined && source.digest === connectionDigest(config)) {
-        source.setParser(config.parser);
+        source.setParser(config);
         continue;
       }
       this.#sources.delete(id);
@@ -198,6 +203,7 @@ export class KafkaIntake {
       restartDelayMs: options.restartDelayMs ?? DEFAULTS.restartDelayMs,
       recentFailures: options.recentFailures ?? DEFAULTS.recentFailures,
       retries: options.retries ?? DEFAULTS.retries,
+      maxBytesPerPartition: options.maxBytesPerPartition ?? DEFAULTS.maxBytesPerPartition,
     };
   }
 }

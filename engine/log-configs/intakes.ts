@@ -19,7 +19,7 @@ import {
   type IntelLookup,
   type LogIngest,
 } from './ingest.ts';
-import { RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
+import { parseConfigOf, RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
 
 export interface TcpStatus {
   listening: boolean;
@@ -195,8 +195,8 @@ export class Intakes {
         this.#refused.add(config.id);
         continue;
       }
-      const parser = this.#deps.configs.parser(config.id);
-      if (parser === undefined) continue;
+      // Only a configuration that compiles is read (its thread compiles it again).
+      if (this.#deps.configs.parser(config.id) === undefined) continue;
       const intel = config.intelligence ? this.#deps.intel : undefined;
       const { broker } = config;
       const sasl = broker.account !== '' && broker.mechanism !== 'none';
@@ -212,15 +212,8 @@ export class Intakes {
             }
           : {}),
         tls: broker.tls ? (broker.ca ? { ca: broker.ca } : true) : false,
-        parser: intel
-          ? {
-              parse: (line, context) => {
-                const outcome = parser.parse(line, context);
-                if (outcome.ok) addIntelligence(outcome.record, intel);
-                return outcome;
-              },
-            }
-          : parser,
+        parse: parseConfigOf(config),
+        ...(intel ? { enrich: (record: Record<string, unknown>) => addIntelligence(record, intel) } : {}),
       });
     }
     return out;

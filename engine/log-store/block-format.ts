@@ -37,6 +37,26 @@ function sameKeys(shape: readonly string[], keys: readonly string[]): boolean {
 }
 
 /**
+ * A record's values as a row holds them, made ahead of the append (the Kafka thread makes them, off
+ * the engine's thread): `head` the JSON of every value but the last, comma-joined, and `last` the
+ * JSON of the last one. Only for a record whose values are all storable and that is not changed
+ * between this and its append.
+ */
+export interface EncodedValues {
+  head: string;
+  last: string;
+}
+
+/** A record's EncodedValues, or undefined when it has fewer than two values or one JSON would leave out. */
+export function encodeValues(record: Readonly<Row>): EncodedValues | undefined {
+  const values: unknown[] = Object.values(record);
+  if (values.length < 2 || !values.every(storable)) return undefined;
+  const last = values.pop();
+  const head = JSON.stringify(values);
+  return { head: head.slice(1, head.length - 1), last: JSON.stringify(last) };
+}
+
+/**
  * Encodes the rows of one block, gathering its shapes (the key lists its records have). Records of
  * one source nearly always share one shape, so a row costs one pass over its keys.
  */
@@ -48,7 +68,8 @@ export class RowEncoder {
   headerBytes = '{"shapes":[]}'.length;
 
   /** The record's row: `[shape, values...]` as JSON (undefined, function and symbol values left out, as JSON.stringify does). */
-  encode(record: Readonly<Row>): string {
+  encode(record: Readonly<Row>, encoded?: EncodedValues): string {
+    if (encoded !== undefined) return this.#encoded(record, encoded);
     let keys = Object.keys(record);
     let values: unknown[] = Object.values(record);
     if (!values.every(storable)) {
@@ -78,6 +99,20 @@ export class RowEncoder {
     values[values.length - 1] = null;
     const row = JSON.stringify(values);
     return `${row.slice(0, row.length - NULL_TAIL)}${json}]`;
+  }
+
+  /** A row from values encoded ahead: only the shape is found here. */
+  #encoded(record: Readonly<Row>, encoded: EncodedValues): string {
+    const keys = Object.keys(record);
+    const shape = this.#last >= 0 ? this.#shapes[this.#last]! : undefined;
+    const index = shape !== undefined && sameKeys(shape, keys) ? this.#last : this.#shapeOf(keys);
+    // The next record ending with the same long text (the raw log's record of this line) splices it.
+    const last = record[keys[keys.length - 1]!];
+    if (typeof last === 'string' && last.length >= SPLICED_TEXT) {
+      lastText = last;
+      lastTextJson = encoded.last;
+    }
+    return `[${index},${encoded.head},${encoded.last}]`;
   }
 
   /** The header line, written after the rows. */

@@ -22,8 +22,8 @@ export type { ValueField, ValueCounts } from './value-rollups.ts';
 export { DistinctSketch } from './distinct-sketch.ts';
 export { coverRange, SPAN } from './keys.ts';
 export type { Granularity } from './keys.ts';
-export { decodeBlock, rowCount } from './block-format.ts';
-export type { BlockRows } from './block-format.ts';
+export { decodeBlock, encodeValues, rowCount } from './block-format.ts';
+export type { BlockRows, EncodedValues } from './block-format.ts';
 export {
   INDEXED_FIELDS,
   LIST_FIELDS,

@@ -61,7 +61,7 @@ import {
   type GatherMarker,
   type Position,
 } from './postings.ts';
-import { decodeBlock, RowEncoder, type BlockRows } from './block-format.ts';
+import { decodeBlock, RowEncoder, type BlockRows, type EncodedValues } from './block-format.ts';
 import {
   DEFAULT_BUDGET_CHECK_MS,
   OldestFirstTrimmer,
@@ -895,9 +895,9 @@ export class LogStore {
   /**
    * Appends a record, stored under its `_timestamp`. It is serialised now (later changes to the
    * object are not stored); a frozen object as its last field is serialised once for every record
-   * that shares it.
+   * that shares it. `encoded`, when given, holds the record's values encoded ahead (`encodeValues`).
    */
-  append(log: string, record: LogRecord): void {
+  append(log: string, record: LogRecord, encoded?: EncodedValues): void {
     const timestamp = record._timestamp;
     const second = Math.floor(timestamp / SECOND) * SECOND;
     this.#changes++;
@@ -913,7 +913,7 @@ export class LogStore {
     let block = at >= 0 ? open[at] : undefined;
     let json: string;
     if (block !== undefined) {
-      json = block.encoder.encode(record);
+      json = block.encoder.encode(record, encoded);
       if (!fits(block, json)) {
         const need = Buffer.byteLength(json) + 1 + block.encoder.headerBytes + 1;
         if (block.buf.length < BLOCK_BYTES) this.#grow(block, need);
@@ -926,7 +926,7 @@ export class LogStore {
     }
     if (block === undefined) {
       const encoder = new RowEncoder();
-      json = encoder.encode(record);
+      json = encoder.encode(record, encoded);
       const need = Buffer.byteLength(json) + 1 + encoder.headerBytes + 1;
       const extra = this.#extraFields(log);
       block = {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaIntake, groupIdOf, type BrokerConfig } from '../../../engine/intake/kafka-intake.ts';
+import { KafkaIntake, groupIdOf, type BrokerConfig, type KafkaStore } from '../../../engine/intake/kafka-intake.ts';
 import { LogStore } from '#engine/log-store';
 import { kafkaMissing, startKafkaBroker, type KafkaBroker } from '../../support/kafka-broker.ts';
 import { skipAllWithout } from '../../support/skip.ts';
@@ -13,8 +13,9 @@ import {
   produceRange,
   produceSteadily,
   readAll,
+  sleep,
   summarise,
-  testParser,
+  testParseConfig,
   until,
 } from './support.ts';
 
@@ -42,7 +43,7 @@ for (const version of ['4.1.0', '3.9.1']) {
       id,
       brokers: [broker!.address],
       topic,
-      parser: testParser(id),
+      parse: testParseConfig(id),
       ...extra,
     });
 
@@ -184,6 +185,58 @@ for (const version of ['4.1.0', '3.9.1']) {
         () => JSON.stringify(intake.counts().cfg_removed),
       );
       expect(summarise(await readAll(store, 'custom:cfg_removed'))).toEqual({
+        records: total,
+        logIds: total,
+        seqs: total,
+      });
+    });
+
+    it('loses nothing and stores nothing twice when a write fails while later batches are in flight', async () => {
+      const topic = 'failing';
+      const total = 60_000;
+      await createTopic([broker!.address], topic);
+      const producer = await connectProducer([broker!.address]);
+      await produceRange(producer, topic, 0, total);
+      await producer.disconnect();
+
+      // The store's failure as LevelDB's: a failed write loses what it held, offsets included.
+      let flushes = 0;
+      let failed = 0;
+      let held: (() => void)[] = [];
+      const failing: KafkaStore = {
+        append: (log, record, encoded) => held.push(() => store.append(log, record, encoded)),
+        putMeta: (name, value) => held.push(() => store.putMeta(name, value)),
+        getMeta: (name) => store.getMeta(name),
+        backlog: () => store.backlog(),
+        flush: async () => {
+          const writing = held;
+          held = [];
+          if (++flushes === 12) {
+            // Slow to fail, as a write to a failing disk is: later batches arrive meanwhile.
+            await sleep(500);
+            failed += 1;
+            throw new Error('disk on fire');
+          }
+          for (const put of writing) put();
+          await store.flush();
+        },
+      };
+      // Small fetches: many batches per partition, so later ones are in flight when the write fails.
+      const intake = intakeFor({
+        store: failing,
+        restartDelayMs: { initial: 100, max: 500 },
+        maxBytesPerPartition: 64 * 1024,
+      });
+      await intake.apply([config('cfg_failing', topic)]);
+      await until(
+        async () => (await readAll(store, 'custom:cfg_failing')).length >= total,
+        60_000,
+        () => JSON.stringify(intake.counts().cfg_failing),
+      );
+      expect(failed).toBe(1);
+      // The consumer started again from the stored offsets.
+      expect(intake.counts().cfg_failing!.restarts).toBeGreaterThanOrEqual(1);
+      expect(summarise(await readAll(store, 'custom:cfg_failing'))).toEqual({
         records: total,
         logIds: total,
         seqs: total,

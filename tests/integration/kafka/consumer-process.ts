@@ -7,7 +7,7 @@
  */
 import { LogStore } from '#engine/log-store';
 import { KafkaIntake, offsetMetaName } from '../../../engine/intake/kafka-intake.ts';
-import { testParser } from './support.ts';
+import { testParseConfig } from './support.ts';
 
 const [dataDir, broker, topic, configId, partitions] = process.argv.slice(2);
 if (dataDir === undefined || broker === undefined || topic === undefined || configId === undefined) {
@@ -17,7 +17,7 @@ if (dataDir === undefined || broker === undefined || topic === undefined || conf
 
 const store = await LogStore.open(dataDir);
 const intake = new KafkaIntake({ store, sessionTimeoutMs: 6000, rebalanceTimeoutMs: 10_000 });
-await intake.apply([{ id: configId, brokers: [broker], topic, parser: testParser(configId) }]);
+await intake.apply([{ id: configId, brokers: [broker], topic, parse: testParseConfig(configId) }]);
 
 const report = async (): Promise<void> => {
   let offsets = 0;

@@ -6,7 +6,16 @@ import { LogStore } from '#engine/log-store';
 import { KafkaIntake } from '../../../engine/intake/kafka-intake.ts';
 import { kafkaMissing, startKafkaBroker, type KafkaBroker } from '../../support/kafka-broker.ts';
 import { skipAllWithout } from '../../support/skip.ts';
-import { connectProducer, createTopic, produceRange, readAll, sleep, summarise, testParser, until } from './support.ts';
+import {
+  connectProducer,
+  createTopic,
+  produceRange,
+  readAll,
+  sleep,
+  summarise,
+  testParseConfig,
+  until,
+} from './support.ts';
 
 // The broker goes away for 30 s while a configuration consumes, and comes back with its data:
 // the intake reports the outage, does not crash, and stores every message exactly once.
@@ -51,7 +60,7 @@ describe('Kafka intake while the 4.1.0 broker is stopped for 30 s', () => {
       lagRefreshMs: 1000,
       restartDelayMs: { initial: 500, max: 5000 },
     });
-    await intake.apply([{ id: 'cfg_outage', brokers: [broker!.address], topic, parser: testParser('cfg_outage') }]);
+    await intake.apply([{ id: 'cfg_outage', brokers: [broker!.address], topic, parse: testParseConfig('cfg_outage') }]);
     const counts = () => intake!.counts().cfg_outage!;
     await until(
       () => counts().stored >= BEFORE,

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import type { LogRecord, LogStore } from '#engine/log-store';
-import { compileParser, type LogParseConfig, type LogParser } from '#engine/parse';
+import { compileParser, type LogParseConfig } from '#engine/parse';
 
 /** Every message is `{"seq":<n>,"msg":"..."}`; seq is required, so a line without it is discarded. */
 export const PARSE_CONFIG: LogParseConfig = {
@@ -17,10 +17,12 @@ export const PARSE_CONFIG: LogParseConfig = {
   intelligence: false,
 };
 
-export function testParser(id = PARSE_CONFIG.id): LogParser {
-  const compiled = compileParser({ ...PARSE_CONFIG, id });
+/** The test configuration's parsing under another id (it compiles: checked here, as the engine does). */
+export function testParseConfig(id = PARSE_CONFIG.id): LogParseConfig {
+  const config = { ...PARSE_CONFIG, id };
+  const compiled = compileParser(config);
   if (!compiled.ok) throw new Error(`test parser does not compile: ${JSON.stringify(compiled.error)}`);
-  return compiled.value;
+  return config;
 }
 
 export const PARTITIONS = 3;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBlock, RowEncoder } from '../../../engine/log-store/block-format.ts';
+import { decodeBlock, encodeValues, RowEncoder } from '../../../engine/log-store/block-format.ts';
 
 // A block stores each record's values once and its key names once per block; every record reads
 // back as it was serialised, whatever its shape, and blocks written before (a JSON object per line)
@@ -63,6 +63,32 @@ describe('a block of records', () => {
     expect(encoder.encode({ _timestamp: 3, m: mutable })).toContain('"count":1');
     mutable.count = 2;
     expect(encoder.encode({ _timestamp: 4, m: mutable })).toContain('"count":2');
+  });
+
+  it('makes the same rows from values encoded ahead, and splices their long last text into the next row', () => {
+    const line = `{"msg":"say \\"hi\\"","pad":"${'x'.repeat(80)}"}`;
+    const parsed = [
+      { _timestamp: 1000, msg: 'say "hi"', status: 200, parsed: 1, log_setting_id: 'log_a', raw_data: line },
+      { _timestamp: 1000, msg: 'short', status: 500, parsed: 1, log_setting_id: 'log_a', raw_data: 'short line' },
+      { _timestamp: 1000, other: 'shape', raw_data: line },
+    ];
+    const plain = new RowEncoder();
+    const ahead = new RowEncoder();
+    for (const record of parsed) {
+      const encoded = encodeValues(record);
+      expect(encoded).toBeDefined();
+      expect(ahead.encode(record, encoded)).toBe(plain.encode(record));
+      // the raw log's record of the line, encoded by the store, ends with the same text
+      const raw = { _timestamp: 1000, log_id: 'events-0-1', parsed: 1, raw_data: record.raw_data };
+      expect(new RowEncoder().encode(raw)).toBe(JSON.stringify([0, 1000, 'events-0-1', 1, record.raw_data]));
+    }
+    expect(ahead.header()).toBe(plain.header());
+    expect(
+      decodeBlock([ahead.encode(parsed[0]!, encodeValues(parsed[0]!)), ahead.header()].join('\n')).record(0),
+    ).toEqual(parsed[0]);
+    // nothing to encode ahead: one value, or one JSON would leave out
+    expect(encodeValues({ _timestamp: 1 })).toBeUndefined();
+    expect(encodeValues({ _timestamp: 1, a: undefined, b: 2 })).toBeUndefined();
   });
 
   it('keeps a `__proto__` field as a field, not a prototype', () => {
