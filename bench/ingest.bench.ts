@@ -165,6 +165,7 @@ const cpuBefore = process.cpuUsage();
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
 
 const started = performance.now();
+const tlsElu = performance.eventLoopUtilization();
 const senders = Object.entries(files).map(
   ([, f]) =>
     new Promise<number>((resolve, reject) => {
@@ -189,6 +190,7 @@ await store.flush();
 const elapsed = (performance.now() - started) / 1000;
 const cpu = process.cpuUsage(cpuBefore);
 const engineCpuSeconds = (cpu.user + cpu.system) / 1e6;
+const tlsMainBusy = performance.eventLoopUtilization(tlsElu).utilization;
 clearInterval(sampler);
 
 const plainCounts = ingest.counts(plainConfig.id);
@@ -328,6 +330,7 @@ line('ingest_tls_records_per_s', stored / elapsed, 'records/s');
 // Per core of the engine's own CPU time (the senders run on the same 2 cores here; on a network they do not).
 line('ingest_tls_records_per_engine_cpu_s', stored / engineCpuSeconds, 'records/s');
 line('ingest_tls_engine_cores_used', engineCpuSeconds / elapsed, 'cores', 2);
+line('ingest_tls_engine_thread_busy', tlsMainBusy, '', 2);
 if (kafka !== null) {
   line('ingest_kafka_records_per_s', kafka, 'records/s');
   line('ingest_kafka_group_join_s', kafkaJoinSeconds, 's', 1);

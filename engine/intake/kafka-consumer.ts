@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { EncodedValues, LogRecord } from '#engine/log-store';
 import type { LogParseConfig } from '#engine/parse';
-import type { Clock, Logger } from '#engine/shared';
+import { startThread, type Clock, type Logger } from '#engine/shared';
 import {
   errorText,
   newKafkaCounts,
@@ -82,18 +82,6 @@ export function connectionDigest(config: BrokerConnection): string {
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
-/**
- * The Kafka thread's module: the TypeScript source when the engine runs from source (tests,
- * benchmarks: loaded through tsx), the bundle's `kafka-worker.js` beside `main.js` when built.
- */
-function startThread(start: ReaderStart): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./kafka-worker.js', here), { workerData: start });
-  const source = new URL('./kafka-worker.ts', here).href;
-  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
-  return new Worker(boot, { eval: true, workerData: start });
-}
-
 export class KafkaSource {
   readonly id: string;
   readonly digest: string;
@@ -147,7 +135,8 @@ export class KafkaSource {
       maxBytesPerPartition: options.maxBytesPerPartition,
     };
     const { parse, enrich: _enrich, ...connection } = this.#config;
-    const thread = startThread({ connection, parse, settings, clockSkewMs: options.clock.now() - Date.now() });
+    const start: ReaderStart = { connection, parse, settings, clockSkewMs: options.clock.now() - Date.now() };
+    const thread = startThread(import.meta.url, 'kafka-worker', start);
     this.#thread = thread;
     thread.on('message', (message: ToHost) => this.#onMessage(message));
     thread.on('error', (error) => {

@@ -1,0 +1,14 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Starts one of the engine's worker threads: `name` is the module's file name without its
+ * extension, beside the caller (`from`, the caller's `import.meta.url`). Built, the engine's
+ * threads are bundles beside `main.js` (scripts/build-engine.mjs); from source (tests,
+ * benchmarks) the TypeScript module is loaded through tsx.
+ */
+export function startThread(from: string, name: string, workerData: unknown): Worker {
+  if (!from.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, from), { workerData });
+  const source = new URL(`./${name}.ts`, from).href;
+  const boot = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(boot, { eval: true, workerData });
+}
