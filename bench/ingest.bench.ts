@@ -291,6 +291,8 @@ async function kafkaRate(): Promise<number | null> {
     });
     const started = performance.now();
     const kafkaCpuBefore = process.cpuUsage();
+    const rssAtStart = process.memoryUsage.rss();
+    const kafkaSampler = setInterval(() => (kafkaPeakRss = Math.max(kafkaPeakRss, process.memoryUsage.rss())), 100);
     await intake.apply([{ id: config.id, brokers: [broker.address], topic: 'events', parse: parseConfigOf(config) }]);
     const counts = () => intake.counts()[config.id]!;
     // Joining the group (a few seconds, once per start) is timed apart from the sustained rate.
@@ -312,7 +314,9 @@ async function kafkaRate(): Promise<number | null> {
     const kafkaCpu = process.cpuUsage(kafkaCpuBefore);
     kafkaPerCpuSecond = counts().stored / ((kafkaCpu.user + kafkaCpu.system) / 1e6);
     kafkaJoinSeconds = (joined - started) / 1000;
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    clearInterval(kafkaSampler);
+    kafkaRssAtStart = rssAtStart;
+    peakRss = Math.max(peakRss, kafkaPeakRss);
     await intake.close();
     await kafkaStore.close();
     return rate;
@@ -323,6 +327,8 @@ async function kafkaRate(): Promise<number | null> {
 }
 let kafkaJoinSeconds = 0;
 let kafkaMainBusy = 0;
+let kafkaPeakRss = 0;
+let kafkaRssAtStart = 0;
 let kafkaPerCpuSecond = 0;
 const kafka = await kafkaRate();
 
@@ -335,6 +341,9 @@ if (kafka !== null) {
   line('ingest_kafka_records_per_s', kafka, 'records/s');
   line('ingest_kafka_group_join_s', kafkaJoinSeconds, 's', 1);
   line('ingest_kafka_engine_thread_busy', kafkaMainBusy, '', 2);
+  // The process's resident memory while the intake drains the topic, and before it started.
+  line('ingest_kafka_peak_rss_mb', kafkaPeakRss / 2 ** 20, 'MB');
+  line('ingest_kafka_rss_before_mb', kafkaRssAtStart / 2 ** 20, 'MB');
   line('ingest_kafka_records_per_engine_cpu_s', kafkaPerCpuSecond, 'records/s');
 }
 line('ingest_tls_plain_text_records_per_s', plainCounts.parsed / elapsed, 'records/s');

@@ -360,10 +360,12 @@ export class KafkaReader {
       const next = stored + 1;
       this.#handed.set(partition, next);
       const list = unwritten;
+      // Only the count is kept for the answer: the records themselves are the host's now.
+      const count = records.length;
       const written = this.#host.store({ launch, topic, partition, now, records, heads, lasts, failed, next }).then(
         (backlog) => {
           // Stored is counted once written.
-          counts.stored += records.length;
+          counts.stored += count;
           this.#counted();
           this.#next.set(partition, next);
           this.#commit(partition, next);
