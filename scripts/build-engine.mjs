@@ -1,12 +1,11 @@
 // Bundles the engine (engine/main.ts and what it imports) into dist/engine/main.js, its Kafka
-// thread into dist/engine/kafka-worker.js, and the Node
-// gateway middleware (gateways/node) into dist/engine/gateway-node.js. Packages stay
-// external: they are installed in node_modules (and shipped by electron-builder).
+// thread into dist/engine/kafka-worker.js, and the Node gateway middleware (gateways/node) into
+// dist/engine/gateway-node.js. Packages stay external: they are installed in node_modules (and
+// shipped by electron-builder).
 import { build } from 'esbuild';
 
-await build({
-  entryPoints: ['engine/main.ts'],
-  outfile: 'dist/engine/main.js',
+/** The engine and its threads: Node ESM bundles whose packages stay in node_modules. */
+const engineBundle = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -14,19 +13,14 @@ await build({
   packages: 'external',
   sourcemap: true,
   logLevel: 'warning',
-});
+};
+await build({ ...engineBundle, entryPoints: ['engine/main.ts'], outfile: 'dist/engine/main.js' });
 // A BROKER configuration's Kafka thread (engine/intake/kafka-worker.ts), which main.js starts from
 // the file beside it.
 await build({
+  ...engineBundle,
   entryPoints: ['engine/intake/kafka-worker.ts'],
   outfile: 'dist/engine/kafka-worker.js',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: true,
-  logLevel: 'warning',
 });
 // The Node gateway middleware as plain JavaScript, for the site page's download
 // (engine/gateways/node-gateway-bundle.ts reads it next to main.js). It has no dependencies.
