@@ -82,6 +82,12 @@ export function connectionDigest(config: BrokerConnection): string {
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }
 
+/** One partition's batches: whether its last one is being written, and those waiting for that. */
+interface Lane {
+  writing: boolean;
+  waiting: { thread: Worker; id: number; batch: ParsedBatch }[];
+}
+
 export class KafkaSource {
   readonly id: string;
   readonly digest: string;
@@ -95,8 +101,8 @@ export class KafkaSource {
   #nextCall = 0;
   readonly #pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   /** Per partition: whether its last batch is being written, and the batches waiting for that. */
-  readonly #lanes = new Map<number, { writing: boolean; waiting: { id: number; batch: ParsedBatch }[] }>();
-  /** Batches read by an earlier launch than this are refused: a write of that launch failed. */
+  readonly #lanes = new Map<number, Lane>();
+  /** Batches read by an earlier launch than this are refused: a write of that launch failed (one thread's). */
   #refusedBelow = 0;
 
   constructor(config: BrokerConfig, options: KafkaSourceOptions) {
@@ -135,10 +141,18 @@ export class KafkaSource {
       maxBytesPerPartition: options.maxBytesPerPartition,
     };
     const { parse, enrich: _enrich, ...connection } = this.#config;
-    const start: ReaderStart = { connection, parse, settings, clockSkewMs: options.clock.now() - Date.now() };
+    const start: ReaderStart = {
+      connection,
+      parse,
+      settings,
+      clockSkewMs: options.clock.now() - Date.now(),
+      counts: { ...this.#counts, paused: false },
+    };
     const thread = startThread(import.meta.url, 'kafka-worker', start);
     this.#thread = thread;
-    thread.on('message', (message: ToHost) => this.#onMessage(message));
+    // Launches count from 1 again in a new thread; what an old one handed over is dropped.
+    this.#refusedBelow = 0;
+    thread.on('message', (message: ToHost) => this.#onMessage(thread, message));
     thread.on('error', (error) => {
       options.logger.warn({ configId: this.id, error: errorText(error) }, 'kafka thread failed');
       this.#counts = {
@@ -153,15 +167,24 @@ export class KafkaSource {
       this.#thread = null;
       for (const waiting of this.#pending.values()) waiting.reject(new Error('the Kafka thread ended'));
       this.#pending.clear();
+      // Its batches not yet appended are dropped: the next thread reads them again.
+      for (const lane of this.#lanes.values()) lane.waiting = [];
       if (this.#stopping) return;
-      // An unexpected end: a new thread after a pause, which seeks to the stored offsets again.
+      // An unexpected end: a new thread after a pause, which seeks to the stored offsets again. It
+      // starts once the writes under way are done, so that it reads the offsets they store.
       this.#counts = { ...this.#counts, state: 'retrying', restarts: this.#counts.restarts + 1 };
       const delay = this.#restartDelay;
       this.#restartDelay = Math.min(options.restartDelayMs.max, delay * 2);
-      this.#restartTimer = setTimeout(() => {
-        this.#restartTimer = null;
-        if (!this.#stopping) this.start();
-      }, delay);
+      void options.store
+        .flush()
+        .catch(() => undefined)
+        .then(() => {
+          if (this.#stopping) return;
+          this.#restartTimer = setTimeout(() => {
+            this.#restartTimer = null;
+            if (!this.#stopping) this.start();
+          }, delay);
+        });
     });
   }
 
@@ -201,7 +224,8 @@ export class KafkaSource {
     });
   }
 
-  #onMessage(message: ToHost): void {
+  #onMessage(thread: Worker, message: ToHost): void {
+    if (thread !== this.#thread) return;
     switch (message.t) {
       case 'counts':
         // After stop() the thread's last word does not undo 'stopped'.
@@ -218,15 +242,25 @@ export class KafkaSource {
         return;
       }
       case 'call':
-        this.#answer(message.id, message.call);
+        this.#answer(thread, message.id, message.call);
         return;
     }
   }
 
-  #answer(id: number, call: Extract<ToHost, { t: 'call' }>['call']): void {
+  /** Answers `thread` only, and only while it is the current one. */
+  #reply(thread: Worker, id: number, answer: { value: unknown } | { error: unknown }): void {
+    if (thread !== this.#thread) return;
+    thread.postMessage(
+      'error' in answer
+        ? ({ t: 'reply', id, error: errorText(answer.error) } satisfies ToReader)
+        : ({ t: 'reply', id, value: answer.value } satisfies ToReader),
+    );
+  }
+
+  #answer(thread: Worker, id: number, call: Extract<ToHost, { t: 'call' }>['call']): void {
     const { store } = this.#options;
-    const reply = (value: unknown): void => this.#post({ t: 'reply', id, value });
-    const fail = (error: unknown): void => this.#post({ t: 'reply', id, error: errorText(error) });
+    const reply = (value: unknown): void => this.#reply(thread, id, { value });
+    const fail = (error: unknown): void => this.#reply(thread, id, { error });
     switch (call.method) {
       case 'storedNext':
         store
@@ -239,7 +273,7 @@ export class KafkaSource {
       case 'store': {
         let lane = this.#lanes.get(call.batch.partition);
         if (lane === undefined) this.#lanes.set(call.batch.partition, (lane = { writing: false, waiting: [] }));
-        lane.waiting.push({ id, batch: call.batch });
+        lane.waiting.push({ thread, id, batch: call.batch });
         this.#pump(lane);
         return;
       }
@@ -250,11 +284,12 @@ export class KafkaSource {
    * Appends a partition's next batch once the one before it is written: were that write to fail,
    * no later batch of the partition may be stored with its offset past the lost records.
    */
-  #pump(lane: { writing: boolean; waiting: { id: number; batch: ParsedBatch }[] }): void {
+  #pump(lane: Lane): void {
     const { store } = this.#options;
     while (!lane.writing && lane.waiting.length > 0) {
-      const { id, batch } = lane.waiting.shift()!;
-      const fail = (error: unknown): void => this.#post({ t: 'reply', id, error: errorText(error) });
+      const { thread, id, batch } = lane.waiting.shift()!;
+      const fail = (error: unknown): void => this.#reply(thread, id, { error });
+      if (thread !== this.#thread) continue;
       if (batch.launch < this.#refusedBelow) {
         fail(new Error('a write before this batch failed'));
         continue;
@@ -269,7 +304,7 @@ export class KafkaSource {
       store.flush().then(
         () => {
           lane.writing = false;
-          this.#post({ t: 'reply', id, value: store.backlog().records });
+          this.#reply(thread, id, { value: store.backlog().records });
           this.#pump(lane);
         },
         (error: unknown) => {

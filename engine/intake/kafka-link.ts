@@ -114,6 +114,8 @@ export interface ReaderStart {
   settings: ReaderSettings;
   /** The engine clock's lead over `Date.now()` when the thread starts (a test's clock may differ). */
   clockSkewMs: number;
+  /** The counters so far: a thread started after one that ended goes on counting from them. */
+  counts: KafkaConfigCounts;
 }
 
 /** A line that did not parse, in a batch: it goes to the raw log with its reason. */

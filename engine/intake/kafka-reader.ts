@@ -76,7 +76,7 @@ function compiled(parse: LogParseConfig): Pick<LogParser, 'parse'> {
  */
 export class KafkaReader {
   readonly id: string;
-  readonly counts: KafkaConfigCounts = newKafkaCounts();
+  readonly counts: KafkaConfigCounts;
   readonly #config: BrokerConnection;
   #parser: Pick<LogParser, 'parse'>;
   readonly #settings: ReaderSettings;
@@ -102,8 +102,15 @@ export class KafkaReader {
   #committing: Promise<void> | null = null;
   #countedSoon = false;
 
-  constructor(config: BrokerConnection, parse: LogParseConfig, settings: ReaderSettings, host: ReaderHost) {
+  constructor(
+    config: BrokerConnection,
+    parse: LogParseConfig,
+    settings: ReaderSettings,
+    host: ReaderHost,
+    counts: KafkaConfigCounts = newKafkaCounts(),
+  ) {
     this.id = config.id;
+    this.counts = counts;
     this.#config = config;
     this.#parser = compiled(parse);
     this.#settings = settings;

@@ -20,14 +20,20 @@ const call = <T>(request: HostCall): Promise<T> =>
     post({ t: 'call', id, call: request });
   });
 
-const reader = new KafkaReader(start.connection, start.parse, start.settings, {
-  storedNext: (partition) => call<number | undefined>({ method: 'storedNext', partition }),
-  store: (batch) => call<number>({ method: 'store', batch }),
-  backlog: () => call<number>({ method: 'backlog' }),
-  counted: (counts) => post({ t: 'counts', counts }),
-  log: (level, fields, message) => post({ t: 'log', level, fields, message }),
-  now: () => Date.now() + start.clockSkewMs,
-});
+const reader = new KafkaReader(
+  start.connection,
+  start.parse,
+  start.settings,
+  {
+    storedNext: (partition) => call<number | undefined>({ method: 'storedNext', partition }),
+    store: (batch) => call<number>({ method: 'store', batch }),
+    backlog: () => call<number>({ method: 'backlog' }),
+    counted: (counts) => post({ t: 'counts', counts }),
+    log: (level, fields, message) => post({ t: 'log', level, fields, message }),
+    now: () => Date.now() + start.clockSkewMs,
+  },
+  start.counts,
+);
 
 port.on('message', (message: ToReader) => {
   switch (message.t) {
