@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { EncodedValues, LogRecord } from '#engine/log-store';
 import type { LogParseConfig } from '#engine/parse';
-import { startThread, type Clock, type Logger } from '#engine/shared';
+import type { Clock, Logger } from '#engine/shared';
 import {
   errorText,
   newKafkaCounts,
@@ -15,6 +15,7 @@ import {
   type ToHost,
   type ToReader,
 } from './kafka-link.ts';
+import { startThread } from './thread.ts';
 
 // One BROKER configuration's consumer, the engine's side: see the contract at the top of
 // kafka-intake.ts. kafkajs and the parser run in the configuration's own thread (kafka-worker.ts).

@@ -112,4 +112,3 @@ export type {
 } from './event-shape.ts';
 export { hash53, highBits, lowBits } from './hash.ts';
 export { copyName } from './copy-name.ts';
-export { startThread } from './thread.ts';

@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * Starts one of the engine's worker threads: `name` is the module's file name without its
+ * Starts one of the engine's worker threads (here, not in shared/: the console bundles shared/ for
+ * the browser): `name` is the module's file name without its
  * extension, beside the caller (`from`, the caller's `import.meta.url`). Built, the engine's
  * threads are bundles beside `main.js` (scripts/build-engine.mjs); from source (tests,
  * benchmarks) the TypeScript module is loaded through tsx.
