@@ -50,13 +50,16 @@ export interface KafkaConfigCounts {
   /** The last connection, authentication or broker error, kept after recovery for the console. */
   lastError: string | null;
   lastErrorAt: number | null;
-  /** Messages handed to this configuration (replayed ones excluded). */
+  /**
+   * Messages handed to this configuration and written (replayed ones excluded): counted with
+   * their batch's write, as `stored` and `discarded` are, so received = stored + discarded.
+   */
   received: number;
   /** Records parsed and stored. */
   stored: number;
-  /** Messages that did not parse or had no value: counted, the last ones kept in `recentFailures`. */
+  /** Messages that did not parse or had no value, written to the raw log: the last ones kept in `recentFailures`. */
   discarded: number;
-  /** Bytes of message values received. */
+  /** Bytes of message values received (and written). */
   bytes: number;
   /** Messages at offsets already stored (a replay after a crash or a rebalance), not stored again. */
   replaySkipped: number;

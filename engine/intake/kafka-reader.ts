@@ -331,6 +331,10 @@ export class KafkaReader {
     const heads: (string | null)[] = [];
     const lasts: string[] = [];
     const failed: FailedLine[] = [];
+    // Counted once the batch is written, with its records, so that received = stored + discarded.
+    const discards: KafkaFailure[] = [];
+    let received = 0;
+    let bytes = 0;
     let stored = -1;
     for (const message of batch.messages) {
       const offset = Number(message.offset);
@@ -338,15 +342,15 @@ export class KafkaReader {
         counts.replaySkipped += 1;
         continue;
       }
-      counts.received += 1;
+      received += 1;
       stored = offset;
       const logId = `${topic}-${partition}-${message.offset}`;
       const value = message.value;
       if (value === null || value.length === 0) {
-        this.#discard(now, logId, 'empty_message', 'the message has no value', {});
+        discards.push({ at: now, logId, code: 'empty_message', reason: 'the message has no value', params: {} });
         continue;
       }
-      counts.bytes += value.length;
+      bytes += value.length;
       const line = value.toString('utf8');
       const outcome = parser.parse(line, { now, logId });
       if (outcome.ok) {
@@ -356,7 +360,7 @@ export class KafkaReader {
         heads.push(encoded?.head ?? null);
         lasts.push(encoded?.last ?? '');
       } else {
-        this.#discard(now, logId, outcome.code, outcome.reason, outcome.params);
+        discards.push({ at: now, logId, code: outcome.code, reason: outcome.reason, params: outcome.params });
         failed.push({ at: records.length, logId, line, reason: outcome.reason });
       }
     }
@@ -371,8 +375,10 @@ export class KafkaReader {
       const count = records.length;
       const written = this.#host.store({ launch, topic, partition, now, records, heads, lasts, failed, next }).then(
         (backlog) => {
-          // Stored is counted once written.
+          counts.received += received;
+          counts.bytes += bytes;
           counts.stored += count;
+          for (const discard of discards) this.#discarded(discard);
           this.#counted();
           this.#next.set(partition, next);
           this.#commit(partition, next);
@@ -439,16 +445,10 @@ export class KafkaReader {
     }
   }
 
-  #discard(
-    at: number,
-    logId: string,
-    code: KafkaFailure['code'],
-    reason: string,
-    params: KafkaFailure['params'],
-  ): void {
+  #discarded(failure: KafkaFailure): void {
     this.counts.discarded += 1;
     const ring = this.counts.recentFailures;
-    ring.push({ at, logId, code, reason, params });
+    ring.push(failure);
     if (ring.length > this.#settings.recentFailures) ring.shift();
   }
 
