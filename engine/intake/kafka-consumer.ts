@@ -4,12 +4,14 @@ import type { EncodedValues, LogRecord } from '#engine/log-store';
 import type { LogParseConfig } from '#engine/parse';
 import type { Clock, Logger } from '#engine/shared';
 import {
+  Calls,
   errorText,
   newKafkaCounts,
   offsetMetaName,
   type BrokerConnection,
   type KafkaConfigCounts,
   type ParsedBatch,
+  type ReaderCall,
   type ReaderSettings,
   type ReaderStart,
   type ToHost,
@@ -99,8 +101,7 @@ export class KafkaSource {
   #stopping = false;
   #restartTimer: NodeJS.Timeout | null = null;
   #restartDelay: number;
-  #nextCall = 0;
-  readonly #pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly #calls = new Calls<ReaderCall>((id, call) => this.#post({ t: 'call', id, call }));
   /** Per partition: whether its last batch is being written, and the batches waiting for that. */
   readonly #lanes = new Map<number, Lane>();
   /** Batches read by an earlier launch than this are refused: a write of that launch failed (one thread's). */
@@ -122,7 +123,7 @@ export class KafkaSource {
   /** Swaps the parsing (a parsing change needs no new connection). */
   setParser(config: Pick<BrokerConfig, 'parse' | 'enrich'>): void {
     this.#config = { ...this.#config, parse: config.parse, enrich: config.enrich };
-    this.#post({ t: 'parser', parse: config.parse });
+    this.#post({ t: 'parser', parse: config.parse, encode: config.enrich === undefined });
   }
 
   /** Starts consuming in the background; failures show in `counts` and are retried with back-off. */
@@ -148,6 +149,7 @@ export class KafkaSource {
       settings,
       clockSkewMs: options.clock.now() - Date.now(),
       counts: { ...this.#counts, paused: false },
+      encode: this.#config.enrich === undefined,
     };
     const thread = startThread(import.meta.url, 'kafka-worker', start);
     this.#thread = thread;
@@ -166,8 +168,7 @@ export class KafkaSource {
     thread.on('exit', () => {
       if (this.#thread !== thread) return;
       this.#thread = null;
-      for (const waiting of this.#pending.values()) waiting.reject(new Error('the Kafka thread ended'));
-      this.#pending.clear();
+      this.#calls.failAll('the Kafka thread ended');
       // Its batches not yet appended are dropped: the next thread reads them again.
       for (const lane of this.#lanes.values()) lane.waiting = [];
       if (this.#stopping) return;
@@ -216,13 +217,8 @@ export class KafkaSource {
     this.#thread?.postMessage(message);
   }
 
-  #call(call: Extract<ToReader, { t: 'call' }>['call']): Promise<void> {
-    if (this.#thread === null) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const id = this.#nextCall++;
-      this.#pending.set(id, { resolve, reject });
-      this.#post({ t: 'call', id, call });
-    });
+  #call(call: ReaderCall): Promise<void> {
+    return this.#thread === null ? Promise.resolve() : this.#calls.call<void>(call);
   }
 
   #onMessage(thread: Worker, message: ToHost): void {
@@ -235,13 +231,9 @@ export class KafkaSource {
       case 'log':
         this.#options.logger[message.level](message.fields, message.message);
         return;
-      case 'reply': {
-        const waiting = this.#pending.get(message.id);
-        this.#pending.delete(message.id);
-        if (message.error === undefined) waiting?.resolve();
-        else waiting?.reject(new Error(message.error));
+      case 'reply':
+        this.#calls.answered(message);
         return;
-      }
       case 'call':
         this.#answer(thread, message.id, message.call);
         return;

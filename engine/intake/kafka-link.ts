@@ -119,6 +119,8 @@ export interface ReaderStart {
   clockSkewMs: number;
   /** The counters so far: a thread started after one that ended goes on counting from them. */
   counts: KafkaConfigCounts;
+  /** Whether records travel with their values encoded (not when the engine changes them first). */
+  encode: boolean;
 }
 
 /** A line that did not parse, in a batch: it goes to the raw log with its reason. */
@@ -142,7 +144,10 @@ export interface ParsedBatch {
   now: number;
   /** Parsed records in offset order (`log_id` `<topic>-<partition>-<offset>`). */
   records: Record<string, unknown>[];
-  /** Each record's values encoded for the store (EncodedValues, as two lists), or null for none. */
+  /**
+   * Each record's values encoded for the store (EncodedValues, as two lists), or null for none;
+   * both empty when the reader does not encode (the engine changes the records before storing).
+   */
   heads: (string | null)[];
   lasts: string[];
   failed: FailedLine[];
@@ -165,7 +170,43 @@ export type ToHost =
 export type ToReader =
   | { t: 'call'; id: number; call: ReaderCall }
   | { t: 'reply'; id: number; value?: unknown; error?: string }
-  | { t: 'parser'; parse: LogParseConfig };
+  | { t: 'parser'; parse: LogParseConfig; encode: boolean };
+
+/**
+ * One side's calls to the other thread that await their reply, by id: the Kafka thread's to the
+ * engine's and the engine's to the Kafka thread.
+ */
+export class Calls<Call> {
+  #next = 0;
+  readonly #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  readonly #send: (id: number, call: Call) => void;
+
+  constructor(send: (id: number, call: Call) => void) {
+    this.#send = send;
+  }
+
+  call<T>(call: Call): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const id = this.#next++;
+      this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.#send(id, call);
+    });
+  }
+
+  /** Settles the call a reply answers; a reply to no waiting call is ignored. */
+  answered(reply: { id: number; value?: unknown; error?: string }): void {
+    const waiting = this.#pending.get(reply.id);
+    this.#pending.delete(reply.id);
+    if (reply.error === undefined) waiting?.resolve(reply.value);
+    else waiting?.reject(new Error(reply.error));
+  }
+
+  /** Rejects every call still waiting: the other side is gone. */
+  failAll(reason: string): void {
+    for (const waiting of this.#pending.values()) waiting.reject(new Error(reason));
+    this.#pending.clear();
+  }
+}
 
 /** The meta name of a partition's next offset, stored in the batch of the records read before it. */
 export const offsetMetaName = (configId: string, topic: string, partition: number): string =>

@@ -79,6 +79,8 @@ export class KafkaReader {
   readonly counts: KafkaConfigCounts;
   readonly #config: BrokerConnection;
   #parser: Pick<LogParser, 'parse'>;
+  /** Whether records are handed over with their values encoded (ParsedBatch `heads`, `lasts`). */
+  #encode: boolean;
   readonly #settings: ReaderSettings;
   readonly #host: ReaderHost;
   readonly #kafka: Kafka;
@@ -108,7 +110,9 @@ export class KafkaReader {
     settings: ReaderSettings,
     host: ReaderHost,
     counts: KafkaConfigCounts = newKafkaCounts(),
+    encode = true,
   ) {
+    this.#encode = encode;
     this.id = config.id;
     this.counts = counts;
     this.#config = config;
@@ -134,8 +138,9 @@ export class KafkaReader {
   }
 
   /** Swaps the parser (a parsing change needs no new connection). */
-  setParser(parse: LogParseConfig): void {
+  setParser(parse: LogParseConfig, encode: boolean): void {
     this.#parser = compiled(parse);
+    this.#encode = encode;
   }
 
   /** Starts consuming in the background; failures show in `counts` and are retried with back-off. */
@@ -274,7 +279,12 @@ export class KafkaReader {
       this.counts.restarts += 1;
       return;
     }
-    void consumer.disconnect().catch(() => undefined);
+    this.#abandon(consumer);
+  }
+
+  /** Leaves a consumer that cannot go on; a new one starts after the back-off. */
+  #abandon(consumer: Consumer | null): void {
+    void consumer?.disconnect().catch(() => undefined);
     if (this.#consumer === consumer) this.#consumer = null;
     this.#scheduleRestart();
   }
@@ -325,6 +335,7 @@ export class KafkaReader {
     if (this.#stopping || payload.isStale() || launch !== this.#launches) return;
 
     const parser = this.#parser;
+    const encode = this.#encode;
     const counts = this.counts;
     const now = this.#host.now();
     const records: Record<string, unknown>[] = [];
@@ -355,10 +366,12 @@ export class KafkaReader {
       const outcome = parser.parse(line, { now, logId });
       if (outcome.ok) {
         records.push(outcome.record);
-        // Encoded here, off the engine's thread, as the store would encode it.
-        const encoded = encodeValues(outcome.record);
-        heads.push(encoded?.head ?? null);
-        lasts.push(encoded?.last ?? '');
+        if (encode) {
+          // Encoded here, off the engine's thread, as the store would encode it.
+          const encoded = encodeValues(outcome.record);
+          heads.push(encoded?.head ?? null);
+          lasts.push(encoded?.last ?? '');
+        }
       } else {
         discards.push({ at: now, logId, code: outcome.code, reason: outcome.reason, params: outcome.params });
         failed.push({ at: records.length, logId, line, reason: outcome.reason });
@@ -404,13 +417,10 @@ export class KafkaReader {
   #writeFailed(launch: number, error: unknown): void {
     this.#noteError(error);
     if (this.#stopping || launch !== this.#launches) return;
-    const consumer = this.#consumer;
-    this.#consumer = null;
     this.#next.clear();
     this.#handed.clear();
     this.#launches += 1;
-    void consumer?.disconnect().catch(() => undefined);
-    this.#scheduleRestart();
+    this.#abandon(this.#consumer);
   }
 
   /**

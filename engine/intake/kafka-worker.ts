@@ -4,48 +4,38 @@
  * KafkaSource with a ReaderStart as its workerData; the messages are kafka-link.ts's.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { errorText, type HostCall, type ReaderStart, type ToHost, type ToReader } from './kafka-link.ts';
+import { Calls, errorText, type HostCall, type ReaderStart, type ToHost, type ToReader } from './kafka-link.ts';
 import { KafkaReader } from './kafka-reader.ts';
 
 const port = parentPort!;
 const start = workerData as ReaderStart;
 const post = (message: ToHost): void => port.postMessage(message);
 
-let nextCall = 0;
-const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-const call = <T>(request: HostCall): Promise<T> =>
-  new Promise<T>((resolve, reject) => {
-    const id = nextCall++;
-    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-    post({ t: 'call', id, call: request });
-  });
+const calls = new Calls<HostCall>((id, call) => post({ t: 'call', id, call }));
 
 const reader = new KafkaReader(
   start.connection,
   start.parse,
   start.settings,
   {
-    storedNext: (partition) => call<number | undefined>({ method: 'storedNext', partition }),
-    store: (batch) => call<number>({ method: 'store', batch }),
-    backlog: () => call<number>({ method: 'backlog' }),
+    storedNext: (partition) => calls.call<number | undefined>({ method: 'storedNext', partition }),
+    store: (batch) => calls.call<number>({ method: 'store', batch }),
+    backlog: () => calls.call<number>({ method: 'backlog' }),
     counted: (counts) => post({ t: 'counts', counts }),
     log: (level, fields, message) => post({ t: 'log', level, fields, message }),
     now: () => Date.now() + start.clockSkewMs,
   },
   start.counts,
+  start.encode,
 );
 
 port.on('message', (message: ToReader) => {
   switch (message.t) {
-    case 'reply': {
-      const waiting = pending.get(message.id);
-      pending.delete(message.id);
-      if (message.error === undefined) waiting?.resolve(message.value);
-      else waiting?.reject(new Error(message.error));
+    case 'reply':
+      calls.answered(message);
       return;
-    }
     case 'parser':
-      reader.setParser(message.parse);
+      reader.setParser(message.parse, message.encode);
       return;
     case 'call': {
       const { id, call: request } = message;

@@ -322,6 +322,43 @@ for (const version of ['4.1.0', '3.9.1']) {
       expect(summarise(await readAll(store, 'custom:cfg_paced'))).toEqual({ records: 600, logIds: 600, seqs: 600 });
     });
 
+    it(
+      'stores what the engine adds to each record, and stops adding it when the configuration no longer asks',
+      { timeout: 120_000 },
+      async () => {
+        const topic = 'enriched';
+        await createTopic([broker!.address], topic);
+        const producer = await connectProducer([broker!.address]);
+        await produceRange(producer, topic, 0, 50);
+        const intake = intakeFor();
+        const enrich = (record: Record<string, unknown>): void => {
+          record.country = 'ZZ';
+        };
+        await intake.apply([config('cfg_enrich', topic, { enrich })]);
+        await until(
+          () => intake.counts().cfg_enrich!.stored === 50,
+          60_000,
+          () => JSON.stringify(intake.counts().cfg_enrich),
+        );
+        // The same connection with the lookup turned off: the parsing is swapped in place.
+        await intake.apply([config('cfg_enrich', topic)]);
+        await produceRange(producer, topic, 50, 100);
+        await producer.disconnect();
+        await until(
+          () => intake.counts().cfg_enrich!.stored === 100,
+          60_000,
+          () => JSON.stringify(intake.counts().cfg_enrich),
+        );
+        const records = await readAll(store, 'custom:cfg_enrich');
+        const country = (from: number, to: number): unknown[] => [
+          ...new Set(records.filter((r) => (r.seq as number) >= from && (r.seq as number) < to).map((r) => r.country)),
+        ];
+        expect(summarise(records)).toEqual({ records: 100, logIds: 100, seqs: 100 });
+        expect(country(0, 50)).toEqual(['ZZ']);
+        expect(country(50, 100)).toEqual([undefined]);
+      },
+    );
+
     it('counts messages without a value or that do not parse, keeping the last ones with their reason', async () => {
       const topic = 'bad';
       await createTopic([broker!.address], topic, 1);
