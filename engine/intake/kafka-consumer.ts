@@ -6,12 +6,14 @@ import type { Clock, Logger } from '#engine/shared';
 import {
   Calls,
   errorText,
-  newKafkaCounts,
+  newReaderCounts,
+  newWrittenCounts,
   offsetMetaName,
   type BrokerConnection,
   type KafkaConfigCounts,
   type ParsedBatch,
   type ReaderCall,
+  type ReaderCounts,
   type ReaderSettings,
   type ReaderStart,
   type ToHost,
@@ -94,7 +96,10 @@ interface Lane {
 export class KafkaSource {
   readonly id: string;
   readonly digest: string;
-  #counts: KafkaConfigCounts = newKafkaCounts();
+  /** The Kafka thread's counters, as it last reported them. */
+  #counts: ReaderCounts = newReaderCounts();
+  /** What is written, counted here as it is written (a thread that ends cannot lose a count). */
+  readonly #written = newWrittenCounts();
   #config: BrokerConfig;
   readonly #options: KafkaSourceOptions;
   #thread: Worker | null = null;
@@ -115,9 +120,9 @@ export class KafkaSource {
     this.#restartDelay = options.restartDelayMs.initial;
   }
 
-  /** The counters as the Kafka thread last reported them. */
+  /** The counters: what is written, and the rest as the Kafka thread last reported it. */
   get counts(): KafkaConfigCounts {
-    return this.#counts;
+    return { ...this.#counts, ...this.#written };
   }
 
   /** Swaps the parsing (a parsing change needs no new connection). */
@@ -205,6 +210,17 @@ export class KafkaSource {
     }
     await this.#options.store.flush();
     this.#counts = { ...this.#counts, state: 'stopped', paused: false };
+  }
+
+  /**
+   * Ends the Kafka thread as a crash would, without leaving the group or committing: a new thread
+   * follows, from the stored offsets. Fault injection (tests); false when no thread runs.
+   */
+  async endThread(): Promise<boolean> {
+    const thread = this.#thread;
+    if (thread === null || this.#stopping) return false;
+    await thread.terminate();
+    return true;
   }
 
   /** Reads the partitions' high watermarks and compares them with the stored next offsets. */
@@ -297,6 +313,7 @@ export class KafkaSource {
       store.flush().then(
         () => {
           lane.writing = false;
+          this.#countWritten(batch);
           this.#reply(thread, id, { value: store.backlog().records });
           this.#pump(lane);
         },
@@ -345,5 +362,16 @@ export class KafkaSource {
     }
     failedUpTo(records.length);
     store.putMeta(offsetMetaName(this.id, batch.topic, batch.partition), String(batch.next));
+  }
+
+  #countWritten(batch: ParsedBatch): void {
+    const written = this.#written;
+    written.received += batch.received;
+    written.bytes += batch.bytes;
+    written.stored += batch.records.length;
+    written.discarded += batch.discards.length;
+    const ring = written.recentFailures;
+    ring.push(...batch.discards);
+    if (ring.length > this.#options.recentFailures) ring.splice(0, ring.length - this.#options.recentFailures);
   }
 }

@@ -162,6 +162,11 @@ export class KafkaIntake {
     await Promise.all([...this.#sources.values()].map((source) => source.refreshLag()));
   }
 
+  /** Ends a configuration's Kafka thread as a crash would (fault injection for tests): a new one follows. */
+  endThread(configId: string): Promise<boolean> {
+    return this.#sources.get(configId)?.endThread() ?? Promise.resolve(false);
+  }
+
   async #apply(configs: readonly BrokerConfig[]): Promise<void> {
     const wanted = new Map<string, BrokerConfig>();
     // After close() nothing starts again.

@@ -76,14 +76,24 @@ export interface KafkaConfigCounts {
   recentFailures: KafkaFailure[];
 }
 
-export const newKafkaCounts = (): KafkaConfigCounts => ({
-  state: 'connecting',
-  lastError: null,
-  lastErrorAt: null,
+/** The counts of what is written: kept by the engine's thread, which writes (KafkaSource). */
+export type WrittenCounts = Pick<KafkaConfigCounts, 'received' | 'stored' | 'discarded' | 'bytes' | 'recentFailures'>;
+
+/** The rest: kept by the Kafka thread, which reads (KafkaReader), and reported to the engine's. */
+export type ReaderCounts = Omit<KafkaConfigCounts, keyof WrittenCounts>;
+
+export const newWrittenCounts = (): WrittenCounts => ({
   received: 0,
   stored: 0,
   discarded: 0,
   bytes: 0,
+  recentFailures: [],
+});
+
+export const newReaderCounts = (): ReaderCounts => ({
+  state: 'connecting',
+  lastError: null,
+  lastErrorAt: null,
   replaySkipped: 0,
   commitFailures: 0,
   restarts: 0,
@@ -91,7 +101,6 @@ export const newKafkaCounts = (): KafkaConfigCounts => ({
   lag: [],
   totalLag: null,
   lagAt: null,
-  recentFailures: [],
 });
 
 /** The reader's settings (KafkaIntakeOptions with the defaults filled in). */
@@ -117,8 +126,8 @@ export interface ReaderStart {
   settings: ReaderSettings;
   /** The engine clock's lead over `Date.now()` when the thread starts (a test's clock may differ). */
   clockSkewMs: number;
-  /** The counters so far: a thread started after one that ended goes on counting from them. */
-  counts: KafkaConfigCounts;
+  /** Its counters so far: a thread started after one that ended goes on counting from them. */
+  counts: ReaderCounts;
   /** Whether records travel with their values encoded (not when the engine changes them first). */
   encode: boolean;
 }
@@ -152,6 +161,11 @@ export interface ParsedBatch {
   lasts: string[];
   failed: FailedLine[];
   next: number;
+  /** Messages it holds (replays excluded), and the bytes of their values: counted once written. */
+  received: number;
+  bytes: number;
+  /** Its messages that did not parse or had no value, counted once written (`failed` has those with a value). */
+  discards: KafkaFailure[];
 }
 
 /** Requests the Kafka thread makes of the engine's thread (each answered by a `reply`). */
@@ -164,7 +178,7 @@ export type ReaderCall = { method: 'refreshLag' } | { method: 'stop' };
 export type ToHost =
   | { t: 'call'; id: number; call: HostCall }
   | { t: 'reply'; id: number; error?: string }
-  | { t: 'counts'; counts: KafkaConfigCounts }
+  | { t: 'counts'; counts: ReaderCounts }
   | { t: 'log'; level: 'warn' | 'debug'; fields: Record<string, unknown>; message: string };
 
 export type ToReader =

@@ -13,10 +13,10 @@ import { compileParser, parseFailureText, type LogParseConfig, type LogParser } 
 import {
   errorText,
   groupIdOf,
-  newKafkaCounts,
+  newReaderCounts,
   type BrokerConnection,
   type FailedLine,
-  type KafkaConfigCounts,
+  type ReaderCounts,
   type KafkaFailure,
   type ParsedBatch,
   type ReaderSettings,
@@ -34,7 +34,7 @@ export interface ReaderHost {
   /** The store's unwritten records. */
   backlog(): Promise<number>;
   /** The counters changed (the host keeps the latest copy). */
-  counted(counts: KafkaConfigCounts): void;
+  counted(counts: ReaderCounts): void;
   log(level: 'warn' | 'debug', fields: Record<string, unknown>, message: string): void;
   /** The engine's time. */
   now(): number;
@@ -76,7 +76,7 @@ function compiled(parse: LogParseConfig): Pick<LogParser, 'parse'> {
  */
 export class KafkaReader {
   readonly id: string;
-  readonly counts: KafkaConfigCounts;
+  readonly counts: ReaderCounts;
   readonly #config: BrokerConnection;
   #parser: Pick<LogParser, 'parse'>;
   /** Whether records are handed over with their values encoded (ParsedBatch `heads`, `lasts`). */
@@ -109,7 +109,7 @@ export class KafkaReader {
     parse: LogParseConfig,
     settings: ReaderSettings,
     host: ReaderHost,
-    counts: KafkaConfigCounts = newKafkaCounts(),
+    counts: ReaderCounts = newReaderCounts(),
     encode = true,
   ) {
     this.#encode = encode;
@@ -342,7 +342,7 @@ export class KafkaReader {
     const heads: (string | null)[] = [];
     const lasts: string[] = [];
     const failed: FailedLine[] = [];
-    // Counted once the batch is written, with its records, so that received = stored + discarded.
+    // Counted by the host once the batch is written, with its records.
     const discards: KafkaFailure[] = [];
     let received = 0;
     let bytes = 0;
@@ -384,15 +384,9 @@ export class KafkaReader {
       const next = stored + 1;
       this.#handed.set(partition, next);
       const list = unwritten;
-      // Only the count is kept for the answer: the records themselves are the host's now.
-      const count = records.length;
-      const written = this.#host.store({ launch, topic, partition, now, records, heads, lasts, failed, next }).then(
+      const parsed = { launch, topic, partition, now, records, heads, lasts, failed, next, received, bytes, discards };
+      const written = this.#host.store(parsed).then(
         (backlog) => {
-          counts.received += received;
-          counts.bytes += bytes;
-          counts.stored += count;
-          for (const discard of discards) this.#discarded(discard);
-          this.#counted();
           this.#next.set(partition, next);
           this.#commit(partition, next);
           this.#checkBacklog(backlog);
@@ -453,13 +447,6 @@ export class KafkaReader {
         this.#counted();
       }
     }
-  }
-
-  #discarded(failure: KafkaFailure): void {
-    this.counts.discarded += 1;
-    const ring = this.counts.recentFailures;
-    ring.push(failure);
-    if (ring.length > this.#settings.recentFailures) ring.shift();
   }
 
   /** Pauses fetching while the store is behind; resumes below the low-water mark. Nothing is dropped. */

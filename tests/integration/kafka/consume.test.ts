@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KafkaIntake, groupIdOf, type BrokerConfig, type KafkaStore } from '../../../engine/intake/kafka-intake.ts';
+import {
+  KafkaIntake,
+  groupIdOf,
+  type BrokerConfig,
+  type KafkaConfigCounts,
+  type KafkaStore,
+} from '../../../engine/intake/kafka-intake.ts';
 import { LogStore } from '#engine/log-store';
 import { kafkaMissing, startKafkaBroker, type KafkaBroker } from '../../support/kafka-broker.ts';
 import { skipAllWithout } from '../../support/skip.ts';
@@ -244,6 +250,38 @@ for (const version of ['4.1.0', '3.9.1']) {
       // The consumer started again from the stored offsets.
       expect(intake.counts().cfg_failing!.restarts).toBeGreaterThanOrEqual(1);
       expect(summarise(await readAll(store, 'custom:cfg_failing'))).toEqual({
+        records: total,
+        logIds: total,
+        seqs: total,
+      });
+    });
+
+    it('loses nothing, stores nothing twice and counts everything when its thread dies mid-stream', async () => {
+      const topic = 'thread-ends';
+      const total = 60_000;
+      await createTopic([broker!.address], topic);
+      const producer = await connectProducer([broker!.address]);
+      await produceRange(producer, topic, 0, total);
+      await producer.disconnect();
+      // Small fetches: batches are in flight, handed over and not yet written, when the thread ends.
+      const intake = intakeFor({ restartDelayMs: { initial: 100, max: 500 }, maxBytesPerPartition: 64 * 1024 });
+      await intake.apply([config('cfg_thread', topic)]);
+      const counts = (): KafkaConfigCounts => intake.counts().cfg_thread!;
+      for (const at of [5_000, 25_000]) {
+        await until(
+          () => counts().stored >= at,
+          60_000,
+          () => JSON.stringify(counts()),
+        );
+        expect(await intake.endThread('cfg_thread')).toBe(true);
+      }
+      await until(
+        () => counts().stored >= total,
+        90_000,
+        () => JSON.stringify(counts()),
+      );
+      expect(counts()).toMatchObject({ received: total, stored: total, discarded: 0, restarts: 2 });
+      expect(summarise(await readAll(store, 'custom:cfg_thread'))).toEqual({
         records: total,
         logIds: total,
         seqs: total,
