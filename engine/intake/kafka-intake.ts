@@ -47,6 +47,8 @@
  * and the last error, messages received, records stored, discarded, bytes, replaySkipped, commit
  * failures, restarts, paused, and lag per partition (high watermark from the admin API minus the
  * stored next offset) refreshed every `lagRefreshMs` (5 s) or on demand with `refreshLag()`.
+ * Received, stored, discarded and bytes are counted by this thread when a batch is written, so
+ * received = stored + discarded at every look and a Kafka thread that ends loses no count.
  */
 import { systemClock, silentLogger, type Clock, type Logger } from '#engine/shared';
 import {
