@@ -369,9 +369,9 @@ export class KafkaSource {
     written.received += batch.received;
     written.bytes += batch.bytes;
     written.stored += batch.records.length;
-    written.discarded += batch.discards.length;
+    written.discarded += batch.discarded;
     const ring = written.recentFailures;
-    ring.push(...batch.discards);
+    for (const failure of batch.discards) ring.push(failure);
     if (ring.length > this.#options.recentFailures) ring.splice(0, ring.length - this.#options.recentFailures);
   }
 }

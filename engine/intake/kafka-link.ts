@@ -165,6 +165,8 @@ export interface ParsedBatch {
   received: number;
   bytes: number;
   /** Its messages that did not parse or had no value, counted once written (`failed` has those with a value). */
+  discarded: number;
+  /** The last of those (at most `recentFailures`), with their reasons. */
   discards: KafkaFailure[];
 }
 

@@ -344,6 +344,13 @@ export class KafkaReader {
     const failed: FailedLine[] = [];
     // Counted by the host once the batch is written, with its records.
     const discards: KafkaFailure[] = [];
+    const keep = this.#settings.recentFailures;
+    let discarded = 0;
+    const discard = (failure: KafkaFailure): void => {
+      discarded += 1;
+      // Only the last ones are kept: a flood of bad messages is counted, not held.
+      if (discards.push(failure) > keep) discards.shift();
+    };
     let received = 0;
     let bytes = 0;
     let stored = -1;
@@ -358,7 +365,7 @@ export class KafkaReader {
       const logId = `${topic}-${partition}-${message.offset}`;
       const value = message.value;
       if (value === null || value.length === 0) {
-        discards.push({ at: now, logId, code: 'empty_message', reason: 'the message has no value', params: {} });
+        discard({ at: now, logId, code: 'empty_message', reason: 'the message has no value', params: {} });
         continue;
       }
       bytes += value.length;
@@ -373,7 +380,7 @@ export class KafkaReader {
           lasts.push(encoded?.last ?? '');
         }
       } else {
-        discards.push({ at: now, logId, code: outcome.code, reason: outcome.reason, params: outcome.params });
+        discard({ at: now, logId, code: outcome.code, reason: outcome.reason, params: outcome.params });
         failed.push({ at: records.length, logId, line, reason: outcome.reason });
       }
     }
@@ -384,7 +391,8 @@ export class KafkaReader {
       const next = stored + 1;
       this.#handed.set(partition, next);
       const list = unwritten;
-      const parsed = { launch, topic, partition, now, records, heads, lasts, failed, next, received, bytes, discards };
+      const counted = { received, bytes, discarded, discards };
+      const parsed: ParsedBatch = { launch, topic, partition, now, records, heads, lasts, failed, next, ...counted };
       const written = this.#host.store(parsed).then(
         (backlog) => {
           this.#next.set(partition, next);

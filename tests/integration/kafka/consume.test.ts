@@ -397,6 +397,28 @@ for (const version of ['4.1.0', '3.9.1']) {
       },
     );
 
+    it('counts a flood of messages without a value, keeping only the last ones', async () => {
+      const topic = 'empty-flood';
+      const total = 50_000;
+      await createTopic([broker!.address], topic, 1);
+      const producer = await connectProducer([broker!.address]);
+      for (let at = 0; at < total; at += 10_000)
+        await producer.send({ topic, messages: Array.from({ length: 10_000 }, () => ({ value: null })) });
+      await producer.send({ topic, messages: [{ value: '{"seq":1}' }] });
+      await producer.disconnect();
+      const intake = intakeFor();
+      await intake.apply([config('cfg_flood', topic)]);
+      await until(
+        () => intake.counts().cfg_flood!.received === total + 1,
+        60_000,
+        () => JSON.stringify({ ...intake.counts().cfg_flood, recentFailures: undefined }),
+      );
+      const counts = intake.counts().cfg_flood!;
+      expect(counts).toMatchObject({ stored: 1, discarded: total, state: 'connected' });
+      expect(counts.recentFailures).toHaveLength(100);
+      expect(counts.recentFailures.at(-1)).toMatchObject({ logId: `${topic}-0-${total - 1}`, code: 'empty_message' });
+    });
+
     it('counts messages without a value or that do not parse, keeping the last ones with their reason', async () => {
       const topic = 'bad';
       await createTopic([broker!.address], topic, 1);
