@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Worker } from 'node:worker_threads';
 import type { EncodedValues, LogRecord } from '#engine/log-store';
 import type { LogParseConfig } from '#engine/parse';
-import type { Clock, Logger } from '#engine/shared';
+import { keepLast, type Clock, type Logger } from '#engine/shared';
 import {
   Calls,
   errorText,
@@ -370,8 +370,6 @@ export class KafkaSource {
     written.bytes += batch.bytes;
     written.stored += batch.records.length;
     written.discarded += batch.discarded;
-    const ring = written.recentFailures;
-    for (const failure of batch.discards) ring.push(failure);
-    if (ring.length > this.#options.recentFailures) ring.splice(0, ring.length - this.#options.recentFailures);
+    keepLast(written.recentFailures, batch.discards, this.#options.recentFailures);
   }
 }

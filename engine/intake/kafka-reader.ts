@@ -9,6 +9,7 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import { encodeValues } from '#engine/log-store';
+import { keepLast } from '#engine/shared';
 import { compileParser, parseFailureText, type LogParseConfig, type LogParser } from '#engine/parse';
 import {
   errorText,
@@ -349,7 +350,7 @@ export class KafkaReader {
     const discard = (failure: KafkaFailure): void => {
       discarded += 1;
       // Only the last ones are kept: a flood of bad messages is counted, not held.
-      if (discards.push(failure) > keep) discards.shift();
+      keepLast(discards, [failure], keep);
     };
     let received = 0;
     let bytes = 0;
@@ -391,8 +392,21 @@ export class KafkaReader {
       const next = stored + 1;
       this.#handed.set(partition, next);
       const list = unwritten;
-      const counted = { received, bytes, discarded, discards };
-      const parsed: ParsedBatch = { launch, topic, partition, now, records, heads, lasts, failed, next, ...counted };
+      const parsed: ParsedBatch = {
+        launch,
+        topic,
+        partition,
+        now,
+        records,
+        heads,
+        lasts,
+        failed,
+        next,
+        received,
+        bytes,
+        discarded,
+        discards,
+      };
       const written = this.#host.store(parsed).then(
         (backlog) => {
           this.#next.set(partition, next);

@@ -1,6 +1,6 @@
 import type { LogRecord } from '#engine/log-store';
 import { PARSE_LIMITS } from '#engine/parse';
-import { capText, type Clock } from '#engine/shared';
+import { capText, keepLast, type Clock } from '#engine/shared';
 import { customLogName, RAW_LOG, type LogConfigsService } from './log-configs-service.ts';
 
 /** The part of the log store ingestion writes to. */
@@ -159,10 +159,7 @@ export class LogIngest {
   #keepFailed(configId: string, failed: FailedRecord): void {
     let ring = this.#failed.get(configId);
     if (ring === undefined) this.#failed.set(configId, (ring = []));
-    ring.push({
-      ...failed,
-      line: failed.line.length > FAILED_LINE_CHARS ? `${failed.line.slice(0, FAILED_LINE_CHARS)}…` : failed.line,
-    });
-    if (ring.length > FAILED_KEPT) ring.splice(0, ring.length - FAILED_KEPT);
+    const line = failed.line.length > FAILED_LINE_CHARS ? `${failed.line.slice(0, FAILED_LINE_CHARS)}…` : failed.line;
+    keepLast(ring, [{ ...failed, line }], FAILED_KEPT);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Shared building blocks every module may use: the error type and result, the clock, ids and
- * secrets, the logger interface, a bounded recently-used cache and size caps for logged text. This module imports nothing from the rest of the engine.
+ * secrets, the logger interface, a bounded recently-used cache, a keep-the-last-N list and size caps for logged text. This module imports nothing from the rest of the engine.
  */
 export { ERROR_CODES, RampartError, isRampartError, ok, err, problemsOf, validationFailed } from './errors.ts';
 export type { ErrorCode, ErrorParams, FieldProblem, Result } from './errors.ts';
@@ -39,6 +39,7 @@ export type { Logger } from './logger.ts';
 export { ROLES, MODULES, EDITIONS, PAGES, CUSTOM_RULE_LOCATIONS, CRAWLER_TYPES } from './domain.ts';
 export type { Role, ModuleKey, Edition, Page, CustomRuleLocation, CrawlerType } from './domain.ts';
 export { Lru } from './lru.ts';
+export { keepLast } from './keep-last.ts';
 export { capText, capRecord, MAX_LOG_FIELD, TRUNCATED_MARK } from './bounded-text.ts';
 export type { RecordCaps } from './bounded-text.ts';
 export { parseJsonStrict, strictJsonBodyParser, type StrictJsonOptions } from './strict-json.ts';
