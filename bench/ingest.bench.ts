@@ -4,7 +4,8 @@
  *   ingest_tls_records_per_s        TLS senders on loopback (their own processes, a configuration's
  *                                   client certificate each) -> the TLS intake -> parse (one plain_text
  *                                   configuration with regex areas, one json configuration) -> the
- *                                   configuration's log with its indexes and roll-ups, and the raw log;
+ *                                   configuration's log with its indexes and roll-ups (the raw log
+ *                                   reads a parsed line from there; only failed lines are its own);
  *                                   sustained for RAMPART_BENCH_INGEST_SECONDS (default 60)
  *   ingest_tls_plain_text_records_per_s / ingest_tls_json_records_per_s   the same, per template
  *   ingest_raw_level_records_per_s  the same records put with classic-level alone (batches of 1,000)
@@ -13,7 +14,7 @@
  *   ingest_kafka_records_per_s      a real Apache Kafka 4.1.0 broker on loopback (../shared/kafka, or
  *                                   RAMPART_KAFKA_SCRIPTS) holding RAMPART_BENCH_KAFKA_MESSAGES (default
  *                                   1,000,000) json messages in 3 partitions -> the Kafka intake -> parse
- *                                   -> the configuration's log and the raw log, each partition's offset
+ *                                   -> the configuration's log, each partition's offset
  *                                   stored with its records and committed to Kafka after them
  *
  * Runs with the engine's Node flags (bench/run.mjs), as the engine process does.
@@ -33,7 +34,7 @@ import {
   LogIngest,
   customLogName,
   parseConfigOf,
-  rawRecord,
+  failedRawRecord,
   RAW_LOG,
 } from '#engine/log-configs';
 import { freePort } from '../tests/support/engine.ts';
@@ -283,11 +284,8 @@ async function kafkaRate(): Promise<number | null> {
     });
     const intake = new KafkaIntake({
       store: kafkaStore,
-      raw: (configId, message) =>
-        kafkaStore.append(
-          RAW_LOG,
-          rawRecord(configId, message.line, message.logId, message.now, message.parsed ? undefined : message.reason),
-        ),
+      failed: (configId, message) =>
+        kafkaStore.append(RAW_LOG, failedRawRecord(configId, message.line, message.logId, message.now, message.reason)),
     });
     const started = performance.now();
     const kafkaCpuBefore = process.cpuUsage();

@@ -22,7 +22,7 @@ import { buildConsoleServer, SESSION_COOKIE, type AnyRoute, type ApiDeps } from 
 import { AUDIT_INDEXED_FIELDS, AUDIT_LOG, AuditTrail, registerAuditHooks } from '#engine/audit';
 import { applyPendingRestore, consoleBackup, prepareUpgrade, recordDataFormat } from '#engine/backup';
 import { SearchService } from '#engine/search';
-import { brokersAllowed, Intakes, LogConfigsService, LogIngest } from '#engine/log-configs';
+import { brokersAllowed, Intakes, LogConfigsService, LogIngest, RAW_LOG, rawLogView } from '#engine/log-configs';
 import { buildGatewayServer, gatewayTrust, probePort } from '#engine/gateways';
 import { ReverseProxy } from '#engine/proxy';
 import { ConsoleCertificates, consoleHostNames, createDualProtocolServer } from '#engine/console-tls';
@@ -468,7 +468,11 @@ export async function startEngine(settings: Settings, options: EngineOptions = {
       basicRules,
       ruleSets,
       logStore,
-      search: new SearchService({ store: logStore, clock: get(c, TOKENS.clock) }),
+      search: new SearchService({
+        store: logStore,
+        clock: get(c, TOKENS.clock),
+        views: new Map([[RAW_LOG, rawLogView]]),
+      }),
       logConfigs,
       intakes,
       events,

@@ -35,7 +35,7 @@ export type {
   KafkaIntakeOptions,
   BrokerConfig,
   KafkaStore,
-  RawMessage,
+  FailedMessage,
   KafkaConfigCounts,
   KafkaFailure,
   KafkaState,

@@ -51,24 +51,22 @@ export interface KafkaStore {
   backlog(): { records: number; bytes: number };
 }
 
-/** One received message and what parsing made of it, as handed to the raw-log writer. */
-export interface RawMessage {
-  /** The value as UTF-8 text (cut as a parsed record's `raw_data` is, when it parsed). */
+/** A received message that did not parse, as handed to the raw-log writer (a parsed one is its record). */
+export interface FailedMessage {
+  /** The value as UTF-8 text. */
   line: string;
   /** `<topic>-<partition>-<offset>`. */
   logId: string;
   /** Arrival moment (epoch ms). */
   now: number;
-  /** Whether it parsed into a record (stored in the configuration's log). */
-  parsed: boolean;
-  /** Why it did not, when it did not. */
-  reason?: string;
+  /** Why it did not parse. */
+  reason: string;
 }
 
 export interface KafkaSourceOptions extends ReaderSettings {
   store: KafkaStore;
   log: string;
-  raw: ((configId: string, message: RawMessage) => void) | undefined;
+  failed: ((configId: string, message: FailedMessage) => void) | undefined;
   logger: Logger;
   clock: Clock;
 }
@@ -334,18 +332,10 @@ export class KafkaSource {
    * either both are stored or neither.
    */
   #store(batch: ParsedBatch): void {
-    const { store, log, raw } = this.#options;
+    const { store, log } = this.#options;
     const { enrich } = this.#config;
-    const { records, heads, lasts, failed, now } = batch;
-    let f = 0;
-    const failedUpTo = (at: number): void => {
-      for (; f < failed.length && failed[f]!.at <= at; f++) {
-        const line = failed[f]!;
-        raw?.(this.id, { line: line.line, logId: line.logId, now, parsed: false, reason: line.reason });
-      }
-    };
+    const { records, heads, lasts, now } = batch;
     for (let i = 0; i < records.length; i++) {
-      failedUpTo(i);
       const record = records[i]!;
       const head = heads[i];
       if (enrich !== undefined) {
@@ -358,9 +348,11 @@ export class KafkaSource {
           record as LogRecord,
           head === null || head === undefined ? undefined : { head, last: lasts[i]! },
         );
-      raw?.(this.id, { line: record.raw_data as string, logId: record.log_id as string, now, parsed: true });
     }
-    failedUpTo(records.length);
+    const failed = this.#options.failed;
+    if (failed !== undefined)
+      for (const line of batch.failed)
+        failed(this.id, { line: line.line, logId: line.logId, now, reason: line.reason });
     store.putMeta(offsetMetaName(this.id, batch.topic, batch.partition), String(batch.next));
   }
 

@@ -15,7 +15,7 @@
  * there, the store here. For each fetched batch the thread reads every message's value as UTF-8
  * text and parses it with `log_id = <topic>-<partition>-<offset>`, then hands the batch's records
  * and failed lines to this thread, which in one synchronous run (no await) enriches and appends
- * each record, hands every message to the raw-log writer, and stages the partition's next offset with
+ * each record, hands each message that did not parse to the raw-log writer, and stages the partition's next offset with
  * `putMeta('kafka\0<configId>\0<topic>\0<partition>')`. The log store writes staged meta values in
  * the same atomic LevelDB batch as the records appended before them, so after a crash the stored
  * records and the stored offset always agree. Then `flush()` makes them durable, and only then is
@@ -57,7 +57,7 @@ import {
   type BrokerConfig,
   type KafkaConfigCounts,
   type KafkaStore,
-  type RawMessage,
+  type FailedMessage,
 } from './kafka-consumer.ts';
 
 export { connectionDigest, groupIdOf, offsetMetaName } from './kafka-consumer.ts';
@@ -68,7 +68,7 @@ export type {
   KafkaState,
   KafkaStore,
   PartitionLag,
-  RawMessage,
+  FailedMessage,
   SaslMechanism,
 } from './kafka-consumer.ts';
 
@@ -78,10 +78,11 @@ export interface KafkaIntakeOptions {
   /** A configuration's log; default `custom:<configId>`. */
   logName?: (configId: string) => string;
   /**
-   * Hears every message with a value, parsed or not, in the batch's synchronous run: an
+   * Hears each message with a value that did not parse, in the batch's synchronous run: an
    * `append` to `store` here lands in the same atomic batch as the parsed records and the offset.
+   * (A parsed message is its record: the raw log reads it from the configuration's log.)
    */
-  raw?: (configId: string, message: RawMessage) => void;
+  failed?: (configId: string, message: FailedMessage) => void;
   logger?: Logger;
   clock?: Clock;
   clientId?: string;
@@ -200,7 +201,7 @@ export class KafkaIntake {
     return {
       store: options.store,
       log: (options.logName ?? customLogName)(configId),
-      raw: options.raw,
+      failed: options.failed,
       logger: options.logger ?? silentLogger,
       clock: options.clock ?? systemClock,
       clientId: options.clientId ?? DEFAULTS.clientId,

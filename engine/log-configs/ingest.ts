@@ -13,15 +13,19 @@ export interface IngestStore {
 export type IntelLookup = (ip: string, userAgent: string) => unknown;
 
 /**
- * The raw log's record of a received line (spec 1.2): the line (cut as a parsed record's
- * `raw_data` is), whether it parsed and, when not, why (spec 7). TCP and Kafka write the same shape.
+ * The raw log's record of a line that did not parse (spec 1.2, 7): the line (cut as a parsed
+ * record's `raw_data` is), `parsed` 0 and why. A line that parsed is not stored twice: the raw log
+ * is a view (rawLogView) that reads it from its configuration's log. TCP and Kafka write the same shape.
  */
-export function rawRecord(configId: string, line: string, logId: string, now: number, failure?: string): LogRecord {
-  const rawData = capText(line, PARSE_LIMITS.rawData);
-  // raw_data last: the store serialises it once for this record and the parsed one of its line.
-  return failure === undefined
-    ? { _timestamp: now, log_id: logId, log_setting_id: configId, parsed: 1, raw_data: rawData }
-    : { _timestamp: now, log_id: logId, log_setting_id: configId, parsed: 0, reason: failure, raw_data: rawData };
+export function failedRawRecord(configId: string, line: string, logId: string, now: number, reason: string): LogRecord {
+  return {
+    _timestamp: now,
+    log_id: logId,
+    log_setting_id: configId,
+    parsed: 0,
+    reason,
+    raw_data: capText(line, PARSE_LIMITS.rawData),
+  };
 }
 
 /** Sets a parsed record's `_intelligence_result` from its src_ip and user_agent. */
@@ -64,7 +68,8 @@ const zeroCounts = (): IngestCounts => ({ received: 0, parsed: 0, discarded: 0, 
 /**
  * Turns the lines a TCP or BROKER configuration received into records: each line is parsed with the
  * configuration's parser; a parsed record goes to `custom:<id>` (indexed on the configuration's key
- * fields), every line to the raw log with `parsed` 1 or 0 and, for 0, the reason (spec 7); a line
+ * fields), where the raw log's view finds it; a line that does not parse goes to the stored raw log
+ * with `parsed` 0 and the reason (spec 7); a line
  * missing a required field is not in the configuration's log (spec 7: not visible in search), is
  * counted as discarded and kept with its reason among the last FAILED_KEPT. Synchronous: a Kafka
  * consumer puts its offsets right after, in the same batch as these records.
@@ -113,7 +118,6 @@ export class LogIngest {
         if (intel) addIntelligence(record, intel);
         this.deps.store.append(log, record);
         counts.parsed++;
-        this.deps.store.append(RAW_LOG, rawRecord(configId, line, logId, now));
       } else {
         counts.discarded++;
         this.#keepFailed(configId, {
@@ -125,7 +129,7 @@ export class LogIngest {
           logId,
           line,
         });
-        this.deps.store.append(RAW_LOG, rawRecord(configId, line, logId, now, outcome.reason));
+        this.deps.store.append(RAW_LOG, failedRawRecord(configId, line, logId, now, outcome.reason));
       }
     }
   }

@@ -13,7 +13,7 @@ import { compileIpList } from '#engine/sites';
 import { silentLogger, type Clock, type Logger } from '#engine/shared';
 import {
   addIntelligence,
-  rawRecord,
+  failedRawRecord,
   type FailedRecord,
   type IngestCounts,
   type IntelLookup,
@@ -101,11 +101,11 @@ export class Intakes {
       store: deps.logStore,
       logger: deps.logger ?? silentLogger,
       clock: deps.clock,
-      // Every message to the raw log, with whether it parsed (in the batch that stores its offset).
-      raw: (configId, message) =>
+      // A message that did not parse to the raw log (in the batch that stores its offset).
+      failed: (configId, message) =>
         deps.logStore.append(
           RAW_LOG,
-          rawRecord(configId, message.line, message.logId, message.now, message.parsed ? undefined : message.reason),
+          failedRawRecord(configId, message.line, message.logId, message.now, message.reason),
         ),
     });
   }

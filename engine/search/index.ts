@@ -18,3 +18,4 @@ export { parseQuery, QuerySyntaxError } from './query-language.ts';
 export { compileFilter, fieldValue, FilterError, scalarText } from './evaluate.ts';
 export type { CompiledFilter, Row } from './evaluate.ts';
 export { recordId, parseRecordId } from './positions.ts';
+export type { LogView } from './sources.ts';

@@ -16,6 +16,7 @@ import {
   recordId,
   type Position,
 } from './positions.ts';
+import { storedSource, viewSource, type LogView, type Source } from './sources.ts';
 
 export interface SearchBudget {
   /** Wall-clock time a query may take, ms. */
@@ -114,6 +115,7 @@ export interface RecordView {
 
 interface Resolved {
   log: string;
+  source: Source;
   from: number;
   to: number;
   filter: CompiledFilter;
@@ -121,6 +123,8 @@ interface Resolved {
 }
 
 interface Match {
+  /** The stored log the record is in (a view's records are in several). */
+  log: string;
   position: Position;
   record: Row;
 }
@@ -129,7 +133,20 @@ const refused = (field: string, message: string, params: Record<string, string |
   new RampartError('VALIDATION_FAILED', `${field}: ${message}`, { field, params });
 
 export class SearchService {
-  constructor(private readonly deps: { store: LogStore; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      store: LogStore;
+      clock: Clock;
+      /** Logs that are views over stored logs (the raw log), by name. */
+      views?: ReadonlyMap<string, LogView>;
+    },
+  ) {}
+
+  /** What a query on `log` reads: the stored log, or the view of that name. */
+  async #source(log: string): Promise<Source> {
+    const view = this.deps.views?.get(log);
+    return view === undefined ? storedSource(this.deps.store, log) : viewSource(this.deps.store, log, view);
+  }
 
   /** Parses and checks a query: a 400 naming `query` (with the position) or `filter` when it is wrong. */
   async resolve(input: QueryInput): Promise<Resolved> {
@@ -149,9 +166,10 @@ export class SearchService {
     const parts = [parsed, input.filter ?? null].filter((f): f is Filter => f !== null);
     const filter: Filter | null =
       parts.length === 0 ? null : parts.length === 1 ? parts[0]! : { op: 'and', filters: parts };
+    const source = await this.#source(input.log);
     let compiled: CompiledFilter;
     try {
-      compiled = compileFilter(filter, await this.deps.store.indexedFields(input.log));
+      compiled = compileFilter(filter, await source.indexedFields());
     } catch (error) {
       if (error instanceof FilterError)
         throw refused(parsed ? 'query' : 'filter', error.message, { reason: error.reason, ...error.params });
@@ -161,7 +179,7 @@ export class SearchService {
     let from: number;
     let to: number;
     if ('all' in input.range) {
-      const span = await this.deps.store.span(input.log);
+      const span = await source.span();
       from = span?.oldest ?? 0;
       to = Math.max(now, (span?.newest ?? 0) + SECOND) + SECOND;
     } else if ('last' in input.range) {
@@ -172,6 +190,7 @@ export class SearchService {
     }
     return {
       log: input.log,
+      source,
       from,
       to,
       filter: compiled,
@@ -202,7 +221,7 @@ export class SearchService {
     const records: SearchPage['records'] = [];
     let last: Position | undefined;
     for await (const match of run.matches) {
-      records.push({ id: recordId(q.log, match.position), record: match.record });
+      records.push({ id: recordId(match.log, match.position), record: match.record });
       last = match.position;
       if (records.length >= limit) break;
     }
@@ -235,7 +254,7 @@ export class SearchService {
     matches: AsyncGenerator<Match>;
   } {
     const state = { examined: 0, exhausted: false, lastExamined: undefined as Position | undefined };
-    const store = this.deps.store;
+    const source = q.source;
     const plan: 'index' | 'scan' = q.filter.indexTerms.length > 0 ? 'index' : 'scan';
     const overBudget = (): boolean =>
       state.examined >= budget.records || (state.examined % 256 === 0 && performance.now() - started > budget.ms);
@@ -244,6 +263,7 @@ export class SearchService {
 
     let breathed = performance.now();
     function* rows(
+      log: string,
       second: number,
       seq: number,
       block: BlockRows,
@@ -264,24 +284,25 @@ export class SearchService {
         state.lastExamined = position;
         const line = lines[row];
         if (line === undefined || !q.filter.mayMatch(line)) continue;
-        const record = block.record(row);
+        const stored = block.record(row);
         // A row a damaged block cannot give back is skipped; the rest of the block is read.
-        if (record === undefined) continue;
+        if (stored === undefined) continue;
+        const record = source.project(log, stored);
         const time = record._timestamp as number;
         if (time < q.from || time >= q.to) continue;
-        if (q.filter.matches(record)) yield { position, record };
+        if (q.filter.matches(record)) yield { log, position, record };
         if (state.exhausted) return;
       }
     }
 
     async function* scan(): AsyncGenerator<Match> {
-      for await (const block of store.blocks(q.log, { from: firstSecond, to })) {
+      for await (const block of source.blocks({ from: firstSecond, to })) {
         // What no line can match, the whole block cannot contain: one test skips all its rows.
         if (!q.filter.mayMatch(block.text)) {
           if (!skipBlock(block)) return;
           continue;
         }
-        yield* breathing(rows(block.second, block.seq, block, null));
+        yield* breathing(rows(block.log, block.second, block.seq, block, null));
         if (state.exhausted) return;
       }
     }
@@ -321,18 +342,18 @@ export class SearchService {
       let driver = q.filter.indexTerms[0]!;
       let least = Number.POSITIVE_INFINITY;
       for (const term of q.filter.indexTerms) {
-        const bytes = await store.indexedBytes(q.log, term.field, term.value, { from: firstSecond, to });
+        const bytes = await source.indexedBytes(term.field, term.value, { from: firstSecond, to });
         if (bytes < least) {
           least = bytes;
           driver = term;
         }
       }
-      for await (const entry of store.indexed(q.log, driver.field, driver.value, { from: firstSecond, to })) {
+      for await (const entry of source.indexed(driver.field, driver.value, { from: firstSecond, to })) {
         if (after && (entry.second > after.second || (entry.second === after.second && entry.seq > after.seq)))
           continue;
-        const block = await store.block(q.log, entry.second, entry.seq);
+        const block = await source.block(entry.log, entry.second, entry.seq);
         if (block === undefined) continue; // deleted by retention since
-        yield* breathing(rows(entry.second, entry.seq, block, entry.rows));
+        yield* breathing(rows(entry.log, entry.second, entry.seq, block, entry.rows));
         if (state.exhausted) return;
       }
     }
@@ -370,15 +391,16 @@ export class SearchService {
       source = 'rollups';
       const first = Math.ceil(q.from / MINUTE) * MINUTE;
       const last = Math.max(first, Math.floor(q.to / MINUTE) * MINUTE);
-      for await (const m of this.deps.store.rollups(q.log, { from: first, to: last })) {
+      for await (const m of q.source.rollups({ from: first, to: last })) {
         for (const [key, n] of Object.entries(m.counts)) {
           const dims = parseDimsKey(key);
-          const pseudo = {
+          // What a record counted under these dimensions shows of them (a view may show fewer).
+          const pseudo = q.source.project(m.log, {
             site_id: dims.site,
             guard_status: dims.guard_status,
             client_bot_type: dims.bot_type,
             log_setting_id: dims.log_setting,
-          };
+          });
           if (q.filter.matches(pseudo)) add(m.at, n);
         }
       }
@@ -390,7 +412,7 @@ export class SearchService {
       const term = q.filter.exactIndexTerm;
       const firstSecond = Math.floor(q.from / SECOND) * SECOND;
       const lastSecond = Math.floor((q.to - 1) / SECOND) * SECOND;
-      for await (const entry of this.deps.store.indexed(q.log, term.field, term.value, { from: q.from, to: q.to })) {
+      for await (const entry of q.source.indexed(term.field, term.value, { from: q.from, to: q.to })) {
         const cut =
           (entry.second === firstSecond && q.from > firstSecond) ||
           (entry.second === lastSecond && q.to < lastSecond + SECOND);
@@ -398,7 +420,7 @@ export class SearchService {
           add(entry.second, entry.rows.length);
           continue;
         }
-        const block = await this.deps.store.block(q.log, entry.second, entry.seq);
+        const block = await q.source.block(entry.log, entry.second, entry.seq);
         for (const row of entry.rows) {
           const record = block?.record(row);
           if (record === undefined) continue;
@@ -498,12 +520,14 @@ export class SearchService {
   async tail(input: Omit<QueryInput, 'range'>, onRecord: (id: string, record: Row) => void): Promise<() => void> {
     const q = await this.resolve({ ...input, range: { all: true } });
     return this.deps.store.subscribe((block) => {
-      if (block.log !== q.log) return;
+      if (!q.source.holds(block.log)) return;
       block.lines.forEach((line, row) => {
         if (!q.filter.mayMatch(line)) return;
-        const record = block.record(row);
-        if (record !== undefined && q.filter.matches(record))
-          onRecord(recordId(q.log, { second: block.second, seq: block.seq, row }), record);
+        const stored = block.record(row);
+        if (stored === undefined) return;
+        const record = q.source.project(block.log, stored);
+        if (q.filter.matches(record))
+          onRecord(recordId(block.log, { second: block.second, seq: block.seq, row }), record);
       });
     });
   }

@@ -1,8 +1,8 @@
 /**
  * Log configurations over a real engine (spec 2.2, issue 14): a custom TCP configuration is made,
  * its certificate bundle downloaded, and a TLS sender with that bundle gets its lines parsed into
- * the configuration's log (searchable at once, indexed on its key fields), with the raw log keeping
- * every line and the failures counted and kept with their reason; edit rules, copies, unique names,
+ * the configuration's log (searchable at once, indexed on its key fields), with the raw log showing
+ * every line (the parsed ones read from the configuration's log) and the failures counted and kept with their reason; edit rules, copies, unique names,
  * read-only access configurations, the live preview in both languages, quick add, regeneration
  * cutting off the old bundle, and bad input answered with the field that is wrong.
  */
@@ -198,6 +198,24 @@ describe('a custom TCP log configuration', () => {
         reason: 'Required field must not be empty: src_ip',
         log_setting_id: config.id,
       }),
+    ]);
+    // ...and the parsed ones, read from the configuration's log with the raw log's fields only
+    const lines = await admin.request<{ records: { record: Record<string, unknown> }[] }>('POST', '/logs/search', {
+      log: 'raw',
+      range: { all: true },
+      query: `log_setting_id:${config.id}`,
+    });
+    expect(lines.body.records.map((r) => r.record.raw_data)).toEqual([
+      expect.stringContaining('session opened'),
+      expect.stringContaining('user=admin'),
+      expect.stringContaining('user=root'),
+    ]);
+    expect(lines.body.records.map((r) => Object.keys(r.record).sort())).toContainEqual([
+      '_timestamp',
+      'log_id',
+      'log_setting_id',
+      'parsed',
+      'raw_data',
     ]);
     // the log picker names it
     const logs = await admin.request<{ items: { log: string; label: string; kind: string }[] }>('GET', '/logs');
