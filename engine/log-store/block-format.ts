@@ -16,15 +16,11 @@
 export type Row = Record<string, unknown>;
 
 const OPEN_ARRAY = 0x5b;
-/** `,null]`: the tail of a row whose last value is spliced in from the cache. */
+/** `,null]`: the tail of a row whose last value is spliced in from its cached JSON. */
 const NULL_TAIL = 5;
 
 /** The JSON of frozen objects (an intelligence result is shared by a client's requests). */
 const frozenJson = new WeakMap<object, string>();
-/** A last text value at least this long is spliced in, its JSON kept for the next record that ends with it. */
-const SPLICED_TEXT = 64;
-let lastText = '';
-let lastTextJson = '""';
 
 /** What JSON.stringify keeps of an object's members. */
 const storable = (value: unknown): boolean =>
@@ -78,24 +74,13 @@ export class RowEncoder {
     }
     const shape = this.#last >= 0 ? this.#shapes[this.#last]! : undefined;
     values.unshift(shape !== undefined && sameKeys(shape, keys) ? this.#last : this.#shapeOf(keys));
-    // A large last value is serialised apart and spliced in: a frozen object (an access record's
-    // `_intelligence_result`, shared by a client's requests) once for all the records holding it, a
-    // long text (an intake's `raw_data`, in both the configuration's log and the raw log) once for
-    // the two records of its line.
+    // A frozen last value (an access record's `_intelligence_result`, shared by a client's
+    // requests) is serialised once for all the records holding it and spliced in.
     const last = values[values.length - 1];
-    if (values.length < 2) return JSON.stringify(values);
-    let json: string | undefined;
-    if (typeof last === 'string') {
-      if (last.length < SPLICED_TEXT) return JSON.stringify(values);
-      if (last !== lastText) {
-        lastText = last;
-        lastTextJson = JSON.stringify(last);
-      }
-      json = lastTextJson;
-    } else if (typeof last === 'object' && last !== null && Object.isFrozen(last)) {
-      json = frozenJson.get(last);
-      if (json === undefined) frozenJson.set(last, (json = JSON.stringify(last)));
-    } else return JSON.stringify(values);
+    if (values.length < 2 || typeof last !== 'object' || last === null || !Object.isFrozen(last))
+      return JSON.stringify(values);
+    let json = frozenJson.get(last);
+    if (json === undefined) frozenJson.set(last, (json = JSON.stringify(last)));
     values[values.length - 1] = null;
     const row = JSON.stringify(values);
     return `${row.slice(0, row.length - NULL_TAIL)}${json}]`;
@@ -106,12 +91,6 @@ export class RowEncoder {
     const keys = Object.keys(record);
     const shape = this.#last >= 0 ? this.#shapes[this.#last]! : undefined;
     const index = shape !== undefined && sameKeys(shape, keys) ? this.#last : this.#shapeOf(keys);
-    // The next record ending with the same long text (the raw log's record of this line) splices it.
-    const last = record[keys[keys.length - 1]!];
-    if (typeof last === 'string' && last.length >= SPLICED_TEXT) {
-      lastText = last;
-      lastTextJson = encoded.last;
-    }
     return `[${index},${encoded.head},${encoded.last}]`;
   }
 

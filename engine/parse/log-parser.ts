@@ -120,7 +120,6 @@ function parseLine(plan: ParserPlan, line: string, context: ParseContext): Parse
   record.parsed = 1;
   record.log_setting_id = plan.id;
   if (context.logId !== undefined) record.log_id = context.logId;
-  // Last: the store serialises a long last text once for this record and the raw log's.
   record.raw_data = capText(line, PARSE_LIMITS.rawData);
   return { ok: true, record: record as ParsedRecord };
 }

@@ -78,7 +78,7 @@ describe('a block of records', () => {
       const encoded = encodeValues(record);
       expect(encoded).toBeDefined();
       expect(ahead.encode(record, encoded)).toBe(plain.encode(record));
-      // the raw log's record of the line, encoded by the store, ends with the same text
+      // a record ending with the same text, encoded by the store, is plain JSON
       const raw = { _timestamp: 1000, log_id: 'events-0-1', parsed: 1, raw_data: record.raw_data };
       expect(new RowEncoder().encode(raw)).toBe(JSON.stringify([0, 1000, 'events-0-1', 1, record.raw_data]));
     }
