@@ -107,6 +107,8 @@ export class TlsIntake {
   readonly #sockets = new Set<Socket>();
   #paused = false;
   #poll: NodeJS.Timeout | undefined;
+  /** Resumes so far: each starts with the next connection, so that no sender is always first. */
+  #resumes = 0;
 
   constructor(options: TlsIntakeOptions) {
     const o = options;
@@ -295,7 +297,13 @@ export class TlsIntake {
     this.#paused = false;
     if (this.#poll !== undefined) clearInterval(this.#poll);
     this.#poll = undefined;
-    for (const connection of this.#connections) connection.socket.setTimeout(this.#options.idleTimeoutMs).resume();
+    // The first connection resumed delivers first, and its lines may fill the backlog before the
+    // others deliver any: always starting with the same one starved the others (a sender got a
+    // fourteenth of its neighbour's share). Each resume starts one further along.
+    const connections = [...this.#connections];
+    const first = this.#resumes++ % Math.max(1, connections.length);
+    for (let i = 0; i < connections.length; i++)
+      connections[(first + i) % connections.length]!.socket.setTimeout(this.#options.idleTimeoutMs).resume();
     this.#logger.debug({}, 'log intake: resumed');
   }
 
