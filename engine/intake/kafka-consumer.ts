@@ -334,20 +334,15 @@ export class KafkaSource {
   #store(batch: ParsedBatch): void {
     const { store, log } = this.#options;
     const { enrich } = this.#config;
-    const { records, heads, lasts, now } = batch;
+    const { records, encoded, now } = batch;
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
-      const head = heads[i];
+      const values = encoded[i];
       if (enrich !== undefined) {
         // A record changed here is encoded by the store.
         enrich(record);
         store.append(log, record as LogRecord);
-      } else
-        store.append(
-          log,
-          record as LogRecord,
-          head === null || head === undefined ? undefined : { head, last: lasts[i]! },
-        );
+      } else store.append(log, record as LogRecord, values ?? undefined);
     }
     const failed = this.#options.failed;
     if (failed !== undefined)

@@ -154,11 +154,10 @@ export interface ParsedBatch {
   /** Parsed records in offset order (`log_id` `<topic>-<partition>-<offset>`). */
   records: Record<string, unknown>[];
   /**
-   * Each record's values encoded for the store (EncodedValues, as two lists), or null for none;
-   * both empty when the reader does not encode (the engine changes the records before storing).
+   * Each record's values encoded for the store (EncodedValues), or null for none; empty when the
+   * reader does not encode (the engine changes the records before storing).
    */
-  heads: (string | null)[];
-  lasts: string[];
+  encoded: (string | null)[];
   failed: FailedLine[];
   next: number;
   /** Messages it holds (replays excluded), and the bytes of their values: counted once written. */

@@ -80,7 +80,7 @@ export class KafkaReader {
   readonly counts: ReaderCounts;
   readonly #config: BrokerConnection;
   #parser: Pick<LogParser, 'parse'>;
-  /** Whether records are handed over with their values encoded (ParsedBatch `heads`, `lasts`). */
+  /** Whether records are handed over with their values encoded (ParsedBatch `encoded`). */
   #encode: boolean;
   readonly #settings: ReaderSettings;
   readonly #host: ReaderHost;
@@ -340,8 +340,7 @@ export class KafkaReader {
     const counts = this.counts;
     const now = this.#host.now();
     const records: Record<string, unknown>[] = [];
-    const heads: (string | null)[] = [];
-    const lasts: string[] = [];
+    const encodedValues: (string | null)[] = [];
     const failed: FailedLine[] = [];
     // Counted by the host once the batch is written, with its records.
     const discards: KafkaFailure[] = [];
@@ -376,9 +375,7 @@ export class KafkaReader {
         records.push(outcome.record);
         if (encode) {
           // Encoded here, off the engine's thread, as the store would encode it.
-          const encoded = encodeValues(outcome.record);
-          heads.push(encoded?.head ?? null);
-          lasts.push(encoded?.last ?? '');
+          encodedValues.push(encodeValues(outcome.record) ?? null);
         }
       } else {
         discard({ at: now, logId, code: outcome.code, reason: outcome.reason, params: outcome.params });
@@ -398,8 +395,7 @@ export class KafkaReader {
         partition,
         now,
         records,
-        heads,
-        lasts,
+        encoded: encodedValues,
         failed,
         next,
         received,
